@@ -1,0 +1,43 @@
+#pragma once
+// The sealed artifacts of doc-bridge study format v1 (spec §1): create (seal) and parse
+// (verify) for each kind, with the spec's messages.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strata/model/json.hpp"
+#include "strata/model/shape.hpp"
+
+namespace strata::model {
+
+enum class ArtifactKind { provider_config, repository_config, task_suite, run_plan, observation, ledger, protocol };
+
+struct ArtifactSpec {
+  ArtifactKind kind;
+  std::string_view type;           // value of the "type" member
+  std::string_view name;           // CLI name: provider-config, task-suite, ...
+  std::string_view hash_mismatch;  // message when the stored hash is wrong ("" = protocol form)
+  ShapePtr payload;                // without contentHash / contentHashAlgo
+  ShapePtr sealed;                 // payload + contentHash + contentHashAlgo
+};
+
+const ArtifactSpec& artifact_spec(ArtifactKind kind);
+const std::vector<ArtifactSpec>& artifact_specs();
+const ArtifactSpec* find_artifact_by_type(std::string_view type);
+const ArtifactSpec* find_artifact_by_name(std::string_view name);
+
+// Validates a payload, materialises defaults, seals it, validates the sealed value and
+// runs the create-time semantic checks. Throws strata::Error.
+Json create_artifact(ArtifactKind kind, Json payload);
+
+// Validates a sealed document, verifies its content hash, runs the parse-time checks.
+Json parse_artifact(ArtifactKind kind, Json document);
+
+// The message for a wrong stored hash ("Invalid task-suite content hash." ...).
+std::string hash_mismatch_message(ArtifactKind kind, const std::string& computed);
+
+// Semantic checks of spec §1 (run after the shape is valid).
+void check_semantics(ArtifactKind kind, const Json& artifact, bool on_parse);
+
+}  // namespace strata::model

@@ -1,0 +1,30 @@
+#pragma once
+// JSON text exactly as ECMAScript JSON.stringify writes it, and the canonical form of
+// the content hash (spec §2): members sorted by UTF-16 code units, array-index keys
+// first in numeric order, no whitespace.
+#include <string>
+#include <string_view>
+
+#include "strata/model/json.hpp"
+
+namespace strata::model {
+
+// True for the canonical decimal form of an integer 0 <= n <= 4294967294.
+bool is_array_index(std::string_view key);
+
+// Appends a JSON string literal with ECMAScript escaping (lone surrogates held as
+// WTF-8 are written as lower-case \udxxx escapes).
+void append_json_string(std::string& out, std::string_view text);
+
+// Canonical text (spec §2.1). When skip_top_level_key is not empty, that member of the
+// top-level object is left out (the content hash excludes its own contentHash).
+void append_canonical_json(std::string& out, const Json& value, std::string_view skip_top_level_key = {});
+std::string canonical_json(const Json& value, std::string_view skip_top_level_key = {});
+
+// JSON.stringify(value): compact, members in insertion order (array-index keys first).
+std::string compact_json(const Json& value);
+
+// JSON.stringify(value, null, 2): the persisted layout, without the trailing newline.
+std::string pretty_json(const Json& value);
+
+}  // namespace strata::model

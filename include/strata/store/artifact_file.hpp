@@ -1,0 +1,23 @@
+#pragma once
+// Reading artifact files with the input limits, and writing files so that a reader never
+// sees a partial one (write temp, fsync, rename, fsync directory).
+#include <cstdint>
+#include <string>
+
+#include "strata/model/json.hpp"
+
+namespace strata::store {
+
+inline constexpr std::uintmax_t kMaxArtifactBytes = 256ull * 1024 * 1024;
+
+// The whole file. Throws strata::Error located at the path: missing, a directory,
+// unreadable, or larger than kMaxArtifactBytes.
+std::string read_artifact_text(const std::string& path);
+
+// read_artifact_text + strict JSON parse; syntax errors are located "path:line:column".
+model::Json read_json_file(const std::string& path);
+
+// Atomically replaces `path` with `content` (directories created as needed).
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace strata::store

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every Debian package Strata needs to build, test and benchmark.
+# Idempotent: apt-get skips what is already installed. Never installs an
+# unversioned libboost-*-dev or libasio-dev: they conflict with libboost1.81-dev.
+set -euo pipefail
+
+packages=(
+  build-essential cmake g++ pkg-config
+  libboost1.81-dev libssl-dev openssl nlohmann-json3-dev libspdlog-dev
+  catch2 libcli11-dev
+  python3 python3-jsonschema nodejs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,44 @@
+#pragma once
+// Shared plumbing of the CLI: each command file registers a CLI11 subcommand and sets
+// the action main() runs after parsing.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "strata/error.hpp"
+#include "strata/model/artifact.hpp"
+#include "strata/model/json.hpp"
+
+namespace strata::cli {
+
+using Action = std::function<int()>;
+
+void add_show_commands(CLI::App& app, Action& action);
+void add_seal_command(CLI::App& app, Action& action);
+void add_verify_command(CLI::App& app, Action& action);
+void add_schema_command(CLI::App& app, Action& action);
+
+// --text / --json flags; JSON is the default.
+struct OutputFormat {
+  bool text = false;
+  bool json = false;
+};
+void add_format_flags(CLI::App& command, OutputFormat& format);
+
+// JSON.stringify(payload, null, 2) + "\n" on stdout.
+void print_json(const model::Json& payload);
+// The lines joined by "\n" plus a final "\n" on stdout.
+void print_lines(const std::vector<std::string>& lines);
+
+// An error from a file's content, located at the file ("plan.json: $.budget: ...").
+Error at_file(const std::string& path, const Error& error);
+
+// Reads and parses (verifies) an artifact file of a known kind.
+model::Json load_artifact(model::ArtifactKind kind, const std::string& path);
+
+// A JSON number as ECMAScript prints it.
+std::string number_text(const model::Json& value);
+
+}  // namespace strata::cli

@@ -1,0 +1,48 @@
+#include <cstdio>
+
+#include "command.hpp"
+#include "strata/model/ecmascript_number.hpp"
+#include "strata/model/json_writer.hpp"
+#include "strata/store/artifact_file.hpp"
+
+namespace strata::cli {
+
+void add_format_flags(CLI::App& command, OutputFormat& format) {
+  auto* text = command.add_flag("--text", format.text, "Print summary lines instead of JSON");
+  auto* json = command.add_flag("--json", format.json, "Print JSON (the default)");
+  text->excludes(json);
+}
+
+namespace {
+void write_stdout(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+}
+}  // namespace
+
+void print_json(const model::Json& payload) { write_stdout(model::pretty_json(payload) + "\n"); }
+
+void print_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  write_stdout(out);
+}
+
+Error at_file(const std::string& path, const Error& error) {
+  // JSON syntax errors already carry "path:line:column".
+  if (error.location().rfind(path, 0) == 0) return error;
+  return Error(error.what(), error.location().empty() ? path : path + ": " + error.location(), error.code());
+}
+
+model::Json load_artifact(model::ArtifactKind kind, const std::string& path) {
+  model::Json document = store::read_json_file(path);
+  try {
+    return model::parse_artifact(kind, std::move(document));
+  } catch (const Error& e) {
+    throw at_file(path, e);
+  }
+}
+
+std::string number_text(const model::Json& value) { return model::ecmascript_number(value.get<double>()); }
+
+}  // namespace strata::cli

@@ -1,0 +1,153 @@
+// The read-only commands: providers, repositories, tasks, plan, select, ledger, protocol.
+// Each parses (and so verifies) one artifact and prints it as JSON or as summary lines.
+#include <memory>
+
+#include "command.hpp"
+#include "strata/model/sampling.hpp"
+
+namespace strata::cli {
+namespace {
+
+using model::ArtifactKind;
+using model::Json;
+
+const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+
+std::vector<std::string> provider_lines(const Json& config) {
+  int hosted = 0;
+  for (const auto& provider : config["providers"]) hosted += provider["providerNetwork"].get<bool>() ? 1 : 0;
+  return {"Provider CLI config: " + str(config["configVersion"]),
+          "Mappings: " + std::to_string(config["providers"].size()), "Hosted providers: " + std::to_string(hosted),
+          "Content hash: " + str(config["contentHash"])};
+}
+
+std::vector<std::string> repository_lines(const Json& config) {
+  return {"Repository config: " + str(config["configVersion"]),
+          "Repositories: " + std::to_string(config["repositories"].size()),
+          "Content hash: " + str(config["contentHash"])};
+}
+
+std::vector<std::string> task_lines(const Json& suite) {
+  const auto& tasks = suite["tasks"];
+  std::size_t checkable = 0;
+  for (const auto& task : tasks) checkable += task.contains("expectedEntities") || task.contains("expectedDocuments");
+  const double planned = static_cast<double>(tasks.size()) * 2 * 3 * suite["replicatesPerTask"].get<double>();
+  return {"Task suite: " + str(suite["suiteVersion"]),
+          "Mechanically checkable tasks: " + std::to_string(checkable) + "/" + std::to_string(tasks.size()),
+          "Tasks: " + std::to_string(tasks.size()) + " (" + std::to_string(suite["population"].size()) +
+              " repositories \u00d7 4 categories)",
+          "Executions planned: " + number_text(Json(planned)),
+          "Ordering: " + str(suite["ordering"]["strategy"]) + " (" + str(suite["ordering"]["seed"]) + ")",
+          "Budget: " + number_text(suite["maxTokensPerTask"]) + " tokens/task, " +
+              number_text(suite["maxRuntimeMsPerTask"]) + " ms/task, " + number_text(suite["maxRuns"]) + " runs",
+          "Content hash: " + str(suite["contentHash"])};
+}
+
+std::vector<std::string> plan_lines(const Json& plan) {
+  const auto& budget = plan["budget"];
+  const std::string tasks = std::to_string(plan["taskIds"].size());
+  return {"Run plan: " + str(plan["planVersion"]),
+          "Tasks: " + tasks,
+          "Models: " + std::to_string(plan["models"].size()),
+          "Scenarios: " + std::to_string(plan["scenarios"].size()),
+          "Sample: " + number_text(plan["sampling"]["sampleSize"]) + "/" + tasks + " (" +
+              str(plan["sampling"]["strategy"]) + ")",
+          "Budget: " + number_text(budget["maxTokens"]) + " tokens, " + number_text(budget["maxRuntimeMs"]) + " ms, " +
+              number_text(budget["maxOutputBytes"]) + " bytes, " + number_text(budget["maxAttempts"]) + " attempts",
+          "Content hash: " + str(plan["contentHash"])};
+}
+
+std::vector<std::string> ledger_lines(const Json& ledger) {
+  return {"Ledger: " + str(ledger["ledgerVersion"]), "Observations: " + std::to_string(ledger["observations"].size()),
+          "Content hash: " + str(ledger["contentHash"])};
+}
+
+std::string joined_ids(const Json& array, const char* key = nullptr) {
+  std::string out;
+  for (const auto& element : array) out += (out.empty() ? "" : ", ") + str(key ? element[key] : element);
+  return out;
+}
+
+std::vector<std::string> protocol_lines(const Json& protocol) {
+  return {"Study protocol: " + str(protocol["protocolVersion"]),
+          "Title: " + str(protocol["title"]),
+          "Evidence classes: " + joined_ids(protocol["evidenceClasses"]),
+          "Repositories: " + std::to_string(protocol["repositories"].size()),
+          "Task categories: " + joined_ids(protocol["taskCategories"]),
+          "Models: " + joined_ids(protocol["models"], "id"),
+          "Scenarios: " + joined_ids(protocol["scenarios"], "id"),
+          "Metrics: " + std::to_string(protocol["metrics"].size()),
+          "Outcomes: " + std::to_string(protocol["outcomes"].size()),
+          "Content hash: " + str(protocol["contentHash"])};
+}
+
+struct ShowCommand {
+  const char* name;
+  ArtifactKind kind;
+  const char* json_key;
+  const char* description;
+  std::vector<std::string> (*lines)(const Json&);
+};
+
+const ShowCommand kShowCommands[] = {
+    {"providers", ArtifactKind::provider_config, "providers", "Verify and show a provider CLI config", provider_lines},
+    {"repositories", ArtifactKind::repository_config, "repositories", "Verify and show a repository config",
+     repository_lines},
+    {"tasks", ArtifactKind::task_suite, "suite", "Verify and show a task suite", task_lines},
+    {"plan", ArtifactKind::run_plan, "plan", "Verify and show a run plan", plan_lines},
+    {"ledger", ArtifactKind::ledger, "ledger", "Verify and show an observation ledger", ledger_lines},
+    {"protocol", ArtifactKind::protocol, "protocol", "Verify and show a study protocol", protocol_lines},
+};
+
+struct ShowOptions {
+  std::string file;
+  OutputFormat format;
+};
+
+void add_show(CLI::App& app, Action& action, const ShowCommand& command) {
+  auto options = std::make_shared<ShowOptions>();
+  auto* sub = app.add_subcommand(command.name, command.description);
+  sub->add_option("file", options->file, "The sealed artifact (JSON)")->required();
+  add_format_flags(*sub, options->format);
+  sub->callback([&action, options, command] {
+    action = [options, command] {
+      const Json artifact = load_artifact(command.kind, options->file);
+      if (options->format.text) {
+        print_lines(command.lines(artifact));
+      } else {
+        print_json(Json{{"ok", true}, {command.json_key, artifact}});
+      }
+      return 0;
+    };
+  });
+}
+
+void add_select(CLI::App& app, Action& action) {
+  auto options = std::make_shared<ShowOptions>();
+  auto* sub = app.add_subcommand("select", "Print the full execution matrix of a task suite in its deterministic order");
+  sub->add_option("suite", options->file, "The task suite (JSON)")->required();
+  add_format_flags(*sub, options->format);
+  sub->callback([&action, options] {
+    action = [options] {
+      const Json suite = load_artifact(ArtifactKind::task_suite, options->file);
+      const std::vector<Json> executions = model::full_matrix(suite);
+      if (options->format.text) {
+        const std::string first = executions.empty() ? "none / none"
+                                                     : str(executions[0]["taskId"]) + " / " + str(executions[0]["variantId"]);
+        print_lines({"Selected executions: " + std::to_string(executions.size()), "First execution: " + first});
+      } else {
+        print_json(Json{{"ok", true}, {"executions", executions}});
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace
+
+void add_show_commands(CLI::App& app, Action& action) {
+  for (const auto& command : kShowCommands) add_show(app, action, command);
+  add_select(app, action);
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,93 @@
+// strata verify <file>...: detect each file's kind from "type", verify its content hash
+// and, for a ledger, every nested observation hash. Exit 2 when any file fails.
+#include <memory>
+
+#include "command.hpp"
+#include "strata/model/verification.hpp"
+#include "strata/store/artifact_file.hpp"
+
+namespace strata::cli {
+namespace {
+
+using model::Json;
+
+struct VerifyOptions {
+  std::vector<std::string> files;
+  OutputFormat format;
+};
+
+struct FileReport {
+  std::string path;
+  model::Verification verification;
+  std::string error;  // set when the file is not a valid artifact at all
+
+  bool ok() const { return error.empty() && verification.mismatches.empty(); }
+};
+
+FileReport verify_file(const std::string& path) {
+  FileReport report{path, {}, {}};
+  try {
+    report.verification = model::verify_document(store::read_json_file(path));
+  } catch (const Error& e) {
+    report.error = at_file(path, e).describe();
+  }
+  return report;
+}
+
+Json report_json(const FileReport& r) {
+  Json out = {{"path", r.path}, {"ok", r.ok()}};
+  if (!r.error.empty()) {
+    out["error"] = r.error;
+    return out;
+  }
+  out["type"] = r.verification.type;
+  out["knownType"] = r.verification.known_kind;
+  out["contentHash"] = r.verification.content_hash;
+  Json mismatches = Json::array();
+  for (const auto& m : r.verification.mismatches)
+    mismatches.push_back({{"path", m.path}, {"stored", m.stored}, {"computed", m.computed}});
+  out["mismatches"] = std::move(mismatches);
+  return out;
+}
+
+std::vector<std::string> report_lines(const FileReport& r) {
+  if (!r.error.empty()) return {"FAIL " + r.error};
+  const auto& v = r.verification;
+  const std::string kind = v.type + (v.known_kind ? "" : ", hash only");
+  if (v.mismatches.empty()) return {"OK " + r.path + " (" + kind + ") " + v.content_hash};
+  std::vector<std::string> lines{"MISMATCH " + r.path + " (" + kind + ")"};
+  for (const auto& m : v.mismatches)
+    lines.push_back("  " + m.path + ": stored " + m.stored + ", computed " + m.computed);
+  return lines;
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<VerifyOptions>();
+  auto* sub = app.add_subcommand("verify", "Verify the content hash of sealed artifacts (and of every ledger observation)");
+  sub->footer("Exit status: 0 when every file verifies, 2 when any file fails.");
+  sub->add_option("files", options->files, "Sealed artifacts (JSON)")->required();
+  add_format_flags(*sub, options->format);
+  sub->callback([&action, options] {
+    action = [options] {
+      bool all_ok = true;
+      Json files = Json::array();
+      std::vector<std::string> lines;
+      for (const auto& path : options->files) {
+        const FileReport report = verify_file(path);
+        all_ok = all_ok && report.ok();
+        files.push_back(report_json(report));
+        for (auto& line : report_lines(report)) lines.push_back(std::move(line));
+      }
+      if (options->format.text) {
+        print_lines(lines);
+      } else {
+        print_json(Json{{"ok", all_ok}, {"files", std::move(files)}});
+      }
+      return all_ok ? 0 : static_cast<int>(ExitCode::failure);
+    };
+  });
+}
+
+}  // namespace strata::cli

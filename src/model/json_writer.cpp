@@ -1,0 +1,203 @@
+#include "strata/model/json_writer.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "strata/model/ecmascript_number.hpp"
+#include "strata/model/utf.hpp"
+
+namespace strata::model {
+namespace {
+
+using Member = Json::object_t::value_type;
+
+std::uint64_t index_value(std::string_view key) {
+  std::uint64_t n = 0;
+  for (char c : key) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  return n;
+}
+
+bool index_less(const Member* a, const Member* b) { return index_value(a->first) < index_value(b->first); }
+
+// ECMAScript property order: array-index keys ascending, then the rest as given by
+// `rest_order` (insertion order, or UTF-16 order for the canonical form).
+template <class RestOrder>
+std::vector<const Member*> ordered_members(const Json& object, std::string_view skip, RestOrder rest_order) {
+  std::vector<const Member*> indices, rest;
+  for (const auto& member : object.get_ref<const Json::object_t&>()) {
+    if (!skip.empty() && member.first == skip) continue;
+    (is_array_index(member.first) ? indices : rest).push_back(&member);
+  }
+  std::sort(indices.begin(), indices.end(), index_less);
+  rest_order(rest);
+  indices.insert(indices.end(), rest.begin(), rest.end());
+  return indices;
+}
+
+void append_scalar(std::string& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::null: out += "null"; break;
+    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; break;
+    case Json::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); break;
+    case Json::value_t::number_integer:
+      append_ecmascript_number(out, static_cast<double>(value.get<std::int64_t>()));
+      break;
+    case Json::value_t::number_unsigned:
+      append_ecmascript_number(out, static_cast<double>(value.get<std::uint64_t>()));
+      break;
+    case Json::value_t::number_float: append_ecmascript_number(out, value.get<double>()); break;
+    default: out += "null"; break;  // binary/discarded never occur in our values
+  }
+}
+
+void append_canonical(std::string& out, const Json& value, std::string_view skip) {
+  if (value.is_object()) {
+    const auto members = ordered_members(value, skip, [](std::vector<const Member*>& rest) {
+      std::sort(rest.begin(), rest.end(),
+                [](const Member* a, const Member* b) { return compare_utf16(a->first, b->first) < 0; });
+    });
+    out.push_back('{');
+    bool first = true;
+    for (const Member* m : members) {
+      if (!first) out.push_back(',');
+      first = false;
+      append_json_string(out, m->first);
+      out.push_back(':');
+      append_canonical(out, m->second, {});
+    }
+    out.push_back('}');
+  } else if (value.is_array()) {
+    out.push_back('[');
+    bool first = true;
+    for (const auto& element : value) {
+      if (!first) out.push_back(',');
+      first = false;
+      append_canonical(out, element, {});
+    }
+    out.push_back(']');
+  } else {
+    append_scalar(out, value);
+  }
+}
+
+void keep_insertion_order(std::vector<const Member*>&) {}
+
+// indent < 0: compact. Otherwise JSON.stringify's layout with `indent` spaces per level.
+void append_stringified(std::string& out, const Json& value, int indent, int level) {
+  auto newline = [&](int at_level) {
+    if (indent < 0) return;
+    out.push_back('\n');
+    out.append(static_cast<std::size_t>(indent * at_level), ' ');
+  };
+  if (value.is_object()) {
+    if (value.empty()) {
+      out += "{}";
+      return;
+    }
+    out.push_back('{');
+    bool first = true;
+    for (const Member* m : ordered_members(value, {}, keep_insertion_order)) {
+      if (!first) out.push_back(',');
+      first = false;
+      newline(level + 1);
+      append_json_string(out, m->first);
+      out += indent < 0 ? ":" : ": ";
+      append_stringified(out, m->second, indent, level + 1);
+    }
+    newline(level);
+    out.push_back('}');
+  } else if (value.is_array()) {
+    if (value.empty()) {
+      out += "[]";
+      return;
+    }
+    out.push_back('[');
+    bool first = true;
+    for (const auto& element : value) {
+      if (!first) out.push_back(',');
+      first = false;
+      newline(level + 1);
+      append_stringified(out, element, indent, level + 1);
+    }
+    newline(level);
+    out.push_back(']');
+  } else {
+    append_scalar(out, value);
+  }
+}
+
+}  // namespace
+
+bool is_array_index(std::string_view key) {
+  if (key.empty() || key.size() > 10) return false;
+  if (key.size() > 1 && key[0] == '0') return false;
+  for (char c : key)
+    if (c < '0' || c > '9') return false;
+  return index_value(key) <= 4294967294ULL;
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const char* escape = nullptr;
+    switch (b) {
+      case '"': escape = "\\\""; break;
+      case '\\': escape = "\\\\"; break;
+      case '\b': escape = "\\b"; break;
+      case '\t': escape = "\\t"; break;
+      case '\n': escape = "\\n"; break;
+      case '\f': escape = "\\f"; break;
+      case '\r': escape = "\\r"; break;
+      default: break;
+    }
+    const bool control = b < 0x20 && escape == nullptr;
+    // WTF-8 lone surrogate: ED A0..BF xx.
+    const bool surrogate = b == 0xED && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0xA0;
+    if (escape == nullptr && !control && !surrogate) continue;
+    out.append(text.data() + run, i - run);
+    if (escape != nullptr) {
+      out += escape;
+    } else if (control) {
+      out += "\\u00";
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 0xF]);
+    } else {
+      const unsigned unit = 0xD000u | ((static_cast<unsigned>(text[i + 1]) & 0x3Fu) << 6) |
+                            (static_cast<unsigned>(text[i + 2]) & 0x3Fu);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(unit >> shift) & 0xF]);
+      i += 2;
+    }
+    run = i + 1;
+  }
+  out.append(text.data() + run, text.size() - run);
+  out.push_back('"');
+}
+
+void append_canonical_json(std::string& out, const Json& value, std::string_view skip_top_level_key) {
+  append_canonical(out, value, skip_top_level_key);
+}
+
+std::string canonical_json(const Json& value, std::string_view skip_top_level_key) {
+  std::string out;
+  append_canonical(out, value, skip_top_level_key);
+  return out;
+}
+
+std::string compact_json(const Json& value) {
+  std::string out;
+  append_stringified(out, value, -1, 0);
+  return out;
+}
+
+std::string pretty_json(const Json& value) {
+  std::string out;
+  append_stringified(out, value, 2, 0);
+  return out;
+}
+
+}  // namespace strata::model

@@ -1,0 +1,115 @@
+#include "strata/store/artifact_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "strata/error.hpp"
+#include "strata/model/json_document.hpp"
+
+namespace strata::store {
+namespace {
+
+[[noreturn]] void fail_errno(const std::string& path, const std::string& what) {
+  throw Error(what + ": " + std::strerror(errno), path);
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+void write_all(int fd, const std::string& content, const std::string& path) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot write");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string read_artifact_text(const std::string& path) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) fail_errno(path, "cannot read the file");
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) fail_errno(path, "cannot read the file");
+  if (S_ISDIR(info.st_mode)) throw Error("is a directory, not a JSON file", path);
+  if (!S_ISREG(info.st_mode)) throw Error("is not a regular file", path);
+  if (static_cast<std::uintmax_t>(info.st_size) > kMaxArtifactBytes)
+    throw Error("file is larger than the 256 MiB limit (" + std::to_string(info.st_size) + " bytes)", path);
+  std::string text(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot read the file");
+    }
+    if (n == 0) break;  // shrank while reading
+    done += static_cast<std::size_t>(n);
+  }
+  text.resize(done);
+  return text;
+}
+
+model::Json read_json_file(const std::string& path) {
+  const std::string text = read_artifact_text(path);
+  try {
+    return model::parse_json(text);
+  } catch (const Error& e) {
+    throw Error(e.what(), path + ":" + e.location());
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::absolute(path);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  if (ec) throw Error("cannot create directory " + target.parent_path().string() + ": " + ec.message(), path);
+  const std::string temp = target.string() + ".tmp-" + std::to_string(::getpid());
+  {
+    FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd.get() < 0) fail_errno(path, "cannot create a temporary file");
+    try {
+      write_all(fd.get(), content, path);
+      if (::fsync(fd.get()) != 0) fail_errno(path, "cannot fsync");
+    } catch (...) {
+      ::unlink(temp.c_str());
+      throw;
+    }
+    if (::close(fd.release()) != 0) {
+      ::unlink(temp.c_str());
+      fail_errno(path, "cannot close");
+    }
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    errno = saved;
+    fail_errno(path, "cannot rename the temporary file into place");
+  }
+  FileDescriptor dir(::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() >= 0) ::fsync(dir.get());  // durability of the rename itself
+}
+
+}  // namespace strata::store
