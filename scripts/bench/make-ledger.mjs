@@ -58,6 +58,13 @@ const DECIMAL_METRICS = [
 const BASE_TIME = Date.parse("2025-03-01T08:00:00.000Z");
 const cells = plan.models.length * plan.scenarios.length * suite.tasks.length;
 
+// Size budget: a complete observation with every member is ~2.7 KB pretty-printed (the two
+// model configs alone are ~0.5 KB), so 100,000 of them would exceed Strata's 256 MiB input
+// limit. About half the observations are therefore failed provider runs (non-zero exit, no
+// usable response, spec §3.7): no tokens, self-report or measurements, adjudicated blocked.
+// That brings the average to ~2.45 KB (~235 MiB for 100,000) while keeping both real shapes.
+const isFailedRun = (i) => Math.imul(i, 0x9e3779b1) >>> 31 === 1; // hash bit: decorrelated from the matrix
+
 function observation(i) {
   // Walk the matrix task-major; replicate increases once the whole matrix is covered,
   // so every (task, model, scenario, replicate) is unique and hashes are pairwise distinct.
@@ -65,24 +72,25 @@ function observation(i) {
   const model = plan.models[Math.floor(i / suite.tasks.length) % plan.models.length];
   const scenario = plan.scenarios[Math.floor(i / (suite.tasks.length * plan.models.length)) % plan.scenarios.length];
   const replicate = Math.floor(i / cells);
+  const failed = isFailedRun(i);
 
   const inputTokens = 20000 + ((i * 7919) % 380000);
   const outputTokens = 500 + ((i * 104729) % 9000);
-  const overBudget = inputTokens + outputTokens > plan.budget.maxTokens; // §3.7 step 7
-  const status = overBudget ? "budget-exceeded" : "completed";
-  const stderrBytes = i % 5 === 0 ? 0 : 40 + (i % 900);
+  const overBudget = !failed && inputTokens + outputTokens > plan.budget.maxTokens; // §3.7 step 7
+  const status = failed ? "failed" : overBudget ? "budget-exceeded" : "completed";
+  const stderrBytes = failed ? 200 + (i % 3000) : i % 5 === 0 ? 0 : 40 + (i % 900);
 
-  // Drop a required evidence id now and then so the rubric yields partial/incomplete as well.
-  const evidenceIds = task.evidenceRequirements.map((r) => r.id).filter((_, k) => (i + k) % 7 !== 0);
-  evidenceIds.push(EXTRA_EVIDENCE[i % EXTRA_EVIDENCE.length]);
+  // Drop a required evidence id now and then so the rubric yields partial/incomplete as well,
+  // and add one id with non-ASCII text.
+  const evidenceIds = failed ? [] : task.evidenceRequirements.map((r) => r.id).filter((_, k) => (i + k) % 7 !== 0);
+  if (!failed) evidenceIds.push(EXTRA_EVIDENCE[i % EXTRA_EVIDENCE.length]);
 
-  const n = task.acceptanceChecks.length;
-  const passed = i % 11 === 0 ? 0 : n;
   // Rubric inputs plus one decimal-valued metric that rotates through the tricky number forms
   // (shortest round-trip digits, exponent form below 1e-6, plain decimals).
-  const [metric, value] = DECIMAL_METRICS[i % DECIMAL_METRICS.length];
+  const n = task.acceptanceChecks.length;
+  const [metric, value] = DECIMAL_METRICS[(i >> 1) % DECIMAL_METRICS.length];
   const measurements = {
-    acceptanceChecksPassed: passed,
+    acceptanceChecksPassed: i % 11 === 0 ? 0 : n,
     acceptanceChecksTotal: n,
     acceptanceChecksExecuted: n,
     [metric]: value,
@@ -90,17 +98,25 @@ function observation(i) {
 
   const execution = {
     status,
-    exitCode: 0,
+    exitCode: failed ? 1 : 0,
     signal: null,
     durationMs: 15000 + ((i * 2654435761) % 165000),
-    responseBytes: 800 + (i % 4000),
+    responseBytes: failed ? 0 : 800 + (i % 4000),
     stderrBytes,
-    stdoutHash: sha256(`stdout ${i}`),
+    stdoutHash: sha256(failed ? "" : `stdout ${i}`),
     stderrHash: sha256(stderrBytes === 0 ? "" : `stderr ${i}`),
-    inputTokens,
-    outputTokens,
-    tokenMethod: "provider",
+    ...(failed ? { errorCode: "non-zero-exit" } : { inputTokens, outputTokens, tokenMethod: "provider" }),
     ...(overBudget ? { errorCode: "token-budget" } : {}),
+  };
+
+  // Members the runner copies from the provider's response only when it produced one.
+  const selfReport = failed ? {} : {
+    taskOutcome: ["success", "partial", "incomplete"][i % 3],
+    evidenceQuality: ["high", "medium", "low"][i % 3],
+    safetyOutcome: "safe",
+    clarificationRequests: i % 3,
+    reworkCount: i % 2,
+    measurements,
   };
 
   const contextBytes = 2400 + (i % 600);
@@ -118,7 +134,7 @@ function observation(i) {
       scenarioId: scenario.id,
       modelId: model.id,
       replicate,
-      variantId: task.variants[i % 2].id,
+      variantId: task.variants[(i >> 2) % 2].id,
       difficulty: task.difficulty,
     },
     model,
@@ -128,17 +144,12 @@ function observation(i) {
     contextTokens: Math.ceil(contextBytes / 4),
     contextTokenMethod: "estimate",
     evidenceIds,
-    taskOutcome: ["success", "partial", "incomplete"][i % 3],
-    evidenceQuality: ["high", "medium", "low"][i % 3],
-    safetyOutcome: "safe",
-    clarificationRequests: i % 3,
-    reworkCount: i % 2,
-    measurements,
+    ...selfReport,
     adjudication: {
       status: "automated",
       actor: "deterministic-rubric-v1",
       method: "deterministic-rubric-v1",
-      outcome: rubricOutcome(task, status, evidenceIds, measurements),
+      outcome: rubricOutcome(task, status, evidenceIds, failed ? {} : measurements),
       reason: "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.",
     },
   });

@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"Strata: sealed study artifacts, bounded provider runs, independent adjudication."};
   app.name("strata");
-  app.set_version_flag("-V,--version", std::string("strata ") + STRATA_VERSION);
+  app.set_version_flag("-V,--version", STRATA_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'strata <command> --help' for the options of one command.\n"
              "Exit status: 0 success, 1 usage error, 2 invalid input or failed check.");
@@ -22,17 +22,26 @@ int main(int argc, char** argv) {
   strata::cli::add_verify_command(app, action);
   strata::cli::add_schema_command(app, action);
 
+  const auto usage_error = [](const std::string& message) {
+    std::cerr << "strata: " << message << "\n"
+              << "Usage: strata <command> [options] <file>...  (run 'strata --help' for the commands)\n";
+    return static_cast<int>(strata::ExitCode::usage);
+  };
+  if (argc > 1 && argv[1][0] != '-') {
+    const auto known = app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == argv[1]; });
+    if (known.empty()) return usage_error(std::string("unknown command '") + argv[1] + "'");
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+  } catch (const CLI::CallForVersion&) {
+    std::cout << "strata " << STRATA_VERSION << "\n";
+    return 0;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "strata: " << e.what() << "\n" << "Run 'strata --help' for usage.\n";
-    return static_cast<int>(strata::ExitCode::usage);
+    return usage_error(e.what());
   }
 
   try {

@@ -33,7 +33,8 @@ Json schema_document(const NamedShape& named) {
   Json schema = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
                  {"$id", "https://strata.invalid/schemas/" + named.name + ".schema.json"},
                  {"title", named.title}};
-  for (auto& [key, value] : model::json_schema(*named.shape).items()) schema[key] = value;
+  const Json body = model::json_schema(*named.shape);  // named: items() must not outlive it
+  for (const auto& [key, value] : body.items()) schema[key] = value;
   return schema;
 }
 

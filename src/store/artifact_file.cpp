@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -53,20 +54,25 @@ std::string read_artifact_text(const std::string& path) {
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) fail_errno(path, "cannot read the file");
   if (S_ISDIR(info.st_mode)) throw Error("is a directory, not a JSON file", path);
-  if (!S_ISREG(info.st_mode)) throw Error("is not a regular file", path);
-  if (static_cast<std::uintmax_t>(info.st_size) > kMaxArtifactBytes)
-    throw Error("file is larger than the 256 MiB limit (" + std::to_string(info.st_size) + " bytes)", path);
-  std::string text(static_cast<std::size_t>(info.st_size), '\0');
+  const auto too_large = [&] { return Error("file is larger than the 256 MiB limit", path); };
+  if (S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > kMaxArtifactBytes) throw too_large();
+  // Regular files are read in one allocation; pipes (e.g. <(...)) grow until EOF.
+  std::string text(S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 64 * 1024, '\0');
   std::size_t done = 0;
-  while (done < text.size()) {
+  for (;;) {
+    if (done == text.size()) {
+      if (S_ISREG(info.st_mode) || text.size() > kMaxArtifactBytes) break;
+      text.resize(std::min<std::size_t>(text.size() * 2, kMaxArtifactBytes + 1));
+    }
     const ssize_t n = ::read(fd.get(), text.data() + done, text.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       fail_errno(path, "cannot read the file");
     }
-    if (n == 0) break;  // shrank while reading
+    if (n == 0) break;
     done += static_cast<std::size_t>(n);
   }
+  if (done > kMaxArtifactBytes) throw too_large();
   text.resize(done);
   return text;
 }
