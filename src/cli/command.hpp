@@ -19,6 +19,7 @@ void add_show_commands(CLI::App& app, Action& action);
 void add_seal_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);
 void add_schema_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);
 
 // --text / --json flags; JSON is the default.
 struct OutputFormat {

@@ -29,8 +29,22 @@ std::string hash_mismatch_message(ArtifactKind kind, const std::string& computed
   return std::string(spec.hash_mismatch);
 }
 
+namespace {
+
+// A document of another kind would fail on its first unknown member; say what it is instead.
+void check_type(const ArtifactSpec& spec, const Json& document) {
+  if (!document.is_object()) return;
+  const auto type = document.find("type");
+  if (type != document.end() && type->is_string() && type->get_ref<const std::string&>() != spec.type)
+    throw Error("expected \"" + std::string(spec.type) + "\", got a \"" + type->get<std::string>() + "\" artifact",
+                "$.type");
+}
+
+}  // namespace
+
 Json create_artifact(ArtifactKind kind, Json payload) {
   const auto& spec = artifact_spec(kind);
+  check_type(spec, payload);
   Json sealed = conform(std::move(payload), *spec.payload);
   sealed["contentHashAlgo"] = std::string(kContentHashAlgo);
   const std::string hash = content_hash(sealed);
@@ -45,6 +59,7 @@ Json create_artifact(ArtifactKind kind, Json payload) {
 
 Json parse_artifact(ArtifactKind kind, Json document) {
   const auto& spec = artifact_spec(kind);
+  check_type(spec, document);
   Json artifact = conform(std::move(document), *spec.sealed);
   const std::string computed = content_hash(artifact);
   if (artifact["contentHash"].get_ref<const std::string&>() != computed)

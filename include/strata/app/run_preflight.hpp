@@ -1,0 +1,40 @@
+#pragma once
+// Pre-flight of `strata run` (spec §3.2): everything that can be checked before a
+// process starts. `--dry-run` stops after it.
+#include <string>
+#include <vector>
+
+#include "strata/model/assisted_arm.hpp"
+#include "strata/model/json.hpp"
+
+namespace strata::app {
+
+// The four parsed (hash-verified) inputs of a run.
+struct StudyInputs {
+  model::Json plan;
+  model::Json suite;
+  model::Json providers;
+  model::Json repositories;
+};
+
+// One selected execution, ready to launch.
+struct PlannedExecution {
+  model::Json recorded;                 // §1.5 task execution, with difficulty
+  const model::Json* task = nullptr;    // in StudyInputs::suite
+  const model::Json* provider = nullptr;  // nullptr when the assisted arm is unavailable
+  std::string repository_root;          // absolute
+  std::string command_path;             // resolved (§3.3)
+  std::string request;                  // the stdin request (§1.9), compact JSON
+  bool assisted_unavailable = false;    // recorded without a process (§3.11)
+};
+
+struct RunPreflight {
+  std::vector<PlannedExecution> executions;  // in selection order
+  model::AssistedArm assisted_arm;
+};
+
+// Runs the checks of §3.2 in order; the first failure throws strata::Error with the
+// spec's message. `path_variable` is the PATH used to find bare commands.
+RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_variable);
+
+}  // namespace strata::app
