@@ -1,0 +1,304 @@
+#include "strata/exec/bounded_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <set>
+
+namespace strata::exec {
+namespace {
+
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+using Clock = std::chrono::steady_clock;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+// Live process group ids, so an interrupt can reach every child.
+std::set<pid_t>& live_groups() {
+  static std::set<pid_t> groups;
+  return groups;
+}
+
+struct Pipe {
+  int read_end = -1;
+  int write_end = -1;
+  bool open() { int fds[2]; if (::pipe2(fds, O_CLOEXEC) != 0) return false; read_end = fds[0]; write_end = fds[1]; return true; }
+  void close_both() {
+    if (read_end >= 0) ::close(read_end);
+    if (write_end >= 0) ::close(write_end);
+    read_end = write_end = -1;
+  }
+};
+
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
+  ~Sha256() { EVP_MD_CTX_free(ctx_); }
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void update(const char* data, std::size_t n) { EVP_DigestUpdate(ctx_, data, n); }
+  std::string hex() {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(ctx_, digest, &length);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < length; ++i) {
+      out.push_back(kHex[digest[i] >> 4]);
+      out.push_back(kHex[digest[i] & 0xF]);
+    }
+    return out;
+  }
+
+ private:
+  EVP_MD_CTX* ctx_;
+};
+
+// Spawns the child as the leader of a new process group with the three pipes as its
+// standard streams. Returns the pid, or -1 with errno set.
+pid_t spawn_child(const ProcessSpec& spec, Pipe& in, Pipe& out, Pipe& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in.read_end, 0);
+  posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
+  posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
+  posix_spawn_file_actions_addchdir_np(&actions, spec.working_directory.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t empty, defaults;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> argv{const_cast<char*>(spec.program.c_str())};
+  for (const auto& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, spec.program.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    errno = rc;
+    return -1;
+  }
+  return pid;
+}
+
+// The shared state of one running attempt; every coroutine below runs on one thread.
+class Attempt {
+ public:
+  Attempt(asio::any_io_executor ex, const ProcessSpec& spec, pid_t pid, int pidfd, Pipe& in, Pipe& out, Pipe& err)
+      : spec_(spec), pid_(pid), pidfd_(ex, pidfd), stdin_(ex, in.write_end), stdout_(ex, out.read_end),
+        stderr_(ex, err.read_end), escalation_(ex), drain_(ex), watchdog_(ex) {
+    in.write_end = out.read_end = err.read_end = -1;  // now owned by the descriptors
+    live_groups().insert(pid_);
+  }
+  ~Attempt() { live_groups().erase(pid_); }
+
+  asio::awaitable<void> run() {
+    co_await ((write_stdin() && read_stdout() && read_stderr() && wait_exit()) || watchdog());
+  }
+
+  ProcessResult result;
+
+ private:
+  void signal_group(int sig) {
+    if (!reaped_) ::kill(-pid_, sig);  // the unreaped leader keeps the group id ours
+  }
+
+  // SIGTERM to the group, a grace period, then SIGKILL. Returns early once the leader exits.
+  asio::awaitable<void> terminate_group() {
+    if (terminating_) co_return;
+    terminating_ = true;
+    signal_group(SIGTERM);
+    escalation_.expires_after(spec_.kill_grace);
+    co_await escalation_.async_wait(kTuple);
+    if (!exited_) signal_group(SIGKILL);
+  }
+
+  void pipe_finished() {
+    if (--open_pipes_ == 0) drain_.cancel();
+  }
+
+  asio::awaitable<void> write_stdin() {
+    if (!spec_.stdin_data.empty()) co_await asio::async_write(stdin_, asio::buffer(spec_.stdin_data), kTuple);
+    boost::system::error_code ignored;
+    stdin_.close(ignored);  // EOF for the child; EPIPE above just means it stopped reading
+    pipe_finished();
+  }
+
+  asio::awaitable<void> read_stdout() {
+    char buffer[65536];
+    for (;;) {
+      auto [ec, n] = co_await stdout_.async_read_some(asio::buffer(buffer), kTuple);
+      if (ec) break;
+      result.stdout_data.append(buffer, n);
+      if (result.stdout_data.size() > spec_.stdout_limit) {
+        if (!ended_) {
+          ended_ = true;
+          result.end = ProcessEnd::output_limit;
+        }
+        boost::system::error_code ignored;
+        stdout_.close(ignored);
+        pipe_finished();
+        co_await terminate_group();
+        co_return;
+      }
+    }
+    pipe_finished();
+  }
+
+  asio::awaitable<void> read_stderr() {
+    char buffer[65536];
+    Sha256 hash;
+    for (;;) {
+      auto [ec, n] = co_await stderr_.async_read_some(asio::buffer(buffer), kTuple);
+      if (ec) break;
+      const std::size_t keep = std::min(n, spec_.stderr_limit - result.stderr_bytes);
+      hash.update(buffer, keep);
+      result.stderr_bytes += keep;
+    }
+    result.stderr_sha256 = hash.hex();
+    pipe_finished();
+  }
+
+  // The pidfd becoming readable is only a hint (spurious wake-ups were measured):
+  // confirm with waitid(WNOWAIT) before acting.
+  asio::awaitable<void> wait_exit() {
+    for (;;) {
+      co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_)
+        break;
+    }
+    exited_ = true;
+    escalation_.cancel();
+    ::kill(-pid_, SIGKILL);  // stragglers of the group must not hold the pipes open
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    reaped_ = true;
+    result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+    if (!ended_) {
+      ended_ = true;
+      if (WIFEXITED(status)) {
+        result.end = ProcessEnd::exited;
+        result.exit_code = WEXITSTATUS(status);
+      } else {
+        result.end = ProcessEnd::signaled;
+        result.term_signal = WTERMSIG(status);
+      }
+    }
+    // A process that escaped the group (setsid) may still hold a pipe: close ours soon.
+    if (open_pipes_ > 0) {
+      drain_.expires_after(std::chrono::milliseconds(200));
+      co_await drain_.async_wait(kTuple);
+      boost::system::error_code ignored;
+      stdin_.close(ignored);
+      stdout_.close(ignored);
+      stderr_.close(ignored);
+    }
+  }
+
+  asio::awaitable<void> watchdog() {
+    watchdog_.expires_after(spec_.timeout);
+    auto [ec] = co_await watchdog_.async_wait(kTuple);
+    if (ec) co_return;
+    if (!ended_) {
+      ended_ = true;
+      result.end = ProcessEnd::timed_out;
+      result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_);
+    }
+    co_await terminate_group();
+    watchdog_.expires_at(Clock::time_point::max());  // wait here until the process is gone
+    co_await watchdog_.async_wait(kTuple);
+  }
+
+  const ProcessSpec& spec_;
+  pid_t pid_;
+  asio::posix::stream_descriptor pidfd_, stdin_, stdout_, stderr_;
+  asio::steady_timer escalation_, drain_, watchdog_;
+  Clock::time_point start_ = Clock::now();
+  int open_pipes_ = 3;
+  bool ended_ = false, exited_ = false, reaped_ = false, terminating_ = false;
+};
+
+ProcessResult spawn_failure(const std::string& what) {
+  ProcessResult r;
+  r.end = ProcessEnd::spawn_failed;
+  r.spawn_error = what;
+  r.stderr_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  return r;
+}
+
+}  // namespace
+
+void init_process_runtime() {
+  ::signal(SIGPIPE, SIG_IGN);
+  ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+}
+
+void signal_all_process_groups(int signal_number) {
+  for (pid_t group : live_groups()) ::kill(-group, signal_number);
+}
+
+asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
+  Pipe in, out, err;
+  if (!in.open() || !out.open() || !err.open()) {
+    const std::string what = std::string("cannot create pipes: ") + std::strerror(errno);
+    in.close_both();
+    out.close_both();
+    err.close_both();
+    co_return spawn_failure(what);
+  }
+  const pid_t pid = spawn_child(spec, in, out, err);
+  const int spawn_errno = errno;
+  // The child's ends belong to the child now.
+  ::close(in.read_end);
+  ::close(out.write_end);
+  ::close(err.write_end);
+  in.read_end = out.write_end = err.write_end = -1;
+  if (pid < 0) {
+    in.close_both();
+    out.close_both();
+    err.close_both();
+    co_return spawn_failure(std::strerror(spawn_errno));
+  }
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {  // cannot watch it: do not leave it running
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    in.close_both();
+    out.close_both();
+    err.close_both();
+    co_return spawn_failure(std::string("pidfd_open failed: ") + std::strerror(errno));
+  }
+  auto attempt = std::make_unique<Attempt>(co_await asio::this_coro::executor, spec, pid, pidfd, in, out, err);
+  co_await attempt->run();
+  co_return std::move(attempt->result);
+}
+
+}  // namespace strata::exec

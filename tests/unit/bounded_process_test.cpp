@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include "strata/exec/bounded_process.hpp"
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using strata::exec::ProcessEnd;
+using strata::exec::ProcessResult;
+using strata::exec::ProcessSpec;
+
+namespace {
+
+ProcessResult run_sync(const ProcessSpec& spec) {
+  strata::exec::init_process_runtime();
+  asio::io_context io(1);
+  ProcessSpec copy = spec;
+  auto future = asio::co_spawn(io, strata::exec::run_bounded_process(std::move(copy)), asio::use_future);
+  io.run();
+  return future.get();
+}
+
+ProcessSpec shell(const std::string& script) {
+  ProcessSpec spec;
+  spec.program = "/bin/sh";
+  spec.args = {"-c", script};
+  spec.env = {"PATH=/usr/bin:/bin"};
+  spec.working_directory = "/";
+  spec.timeout = 5s;
+  spec.kill_grace = 300ms;
+  return spec;
+}
+
+bool process_alive(pid_t pid) {
+  // A zombie waiting for init to reap it counts as dead.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto state = line.substr(line.rfind(')') + 2, 1);
+  return state != "Z" && state != "X";
+}
+
+}  // namespace
+
+TEST_CASE("stdin is written while stdout and stderr are read", "[process]") {
+  ProcessSpec spec = shell("cat; echo done >&2; exit 3");
+  spec.stdin_data = "{\"id\":7}\n";
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::exited);
+  CHECK(r.exit_code == 3);
+  CHECK(r.stdout_data == "{\"id\":7}\n");
+  CHECK(r.stderr_bytes == 5);
+  CHECK(r.stderr_sha256 == "d117fa006ba9208500b2930ce69cbde436c647afa917cb7396a9bc9111a46dd2");
+}
+
+TEST_CASE("the environment and working directory are exactly as given", "[process]") {
+  ProcessSpec spec = shell("pwd; env | sort");
+  spec.env = {"PATH=/usr/bin:/bin", "ONLY_THIS=1"};
+  spec.working_directory = "/tmp";
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.stdout_data == "/tmp\nONLY_THIS=1\nPATH=/usr/bin:/bin\nPWD=/tmp\n");
+}
+
+TEST_CASE("a timeout terminates the whole group, grandchildren included", "[process]") {
+  ProcessSpec spec = shell("sleep 30 & echo $!; sleep 30");
+  spec.timeout = 200ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::timed_out);
+  CHECK(std::chrono::steady_clock::now() - t0 < 3s);
+  const pid_t grandchild = std::stoi(r.stdout_data);
+  CHECK_FALSE(process_alive(grandchild));
+}
+
+TEST_CASE("a child that ignores SIGTERM is killed after the grace period", "[process]") {
+  ProcessSpec spec = shell("trap '' TERM; while :; do sleep 0.05; done");
+  spec.timeout = 100ms;
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::timed_out);
+}
+
+TEST_CASE("stdout over the limit fails closed", "[process]") {
+  ProcessSpec spec;
+  spec.program = "/usr/bin/yes";
+  spec.working_directory = "/";
+  spec.stdout_limit = 64 * 1024;
+  spec.kill_grace = 300ms;
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::output_limit);
+  CHECK(r.stdout_data.size() > 64 * 1024);
+}
+
+TEST_CASE("a grandchild holding stdout cannot keep the attempt open", "[process]") {
+  ProcessSpec spec = shell("sleep 30 & echo '{}'");
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::exited);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_data == "{}\n");
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
+}
+
+TEST_CASE("a child that never reads 8 MB of stdin cannot deadlock", "[process]") {
+  ProcessSpec spec = shell("echo '{}'");
+  spec.stdin_data.assign(8 * 1000 * 1000, 'x');
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::exited);
+  CHECK(r.stdout_data == "{}\n");
+}
+
+TEST_CASE("a child that closes stdout and keeps running times out", "[process]") {
+  ProcessSpec spec = shell("exec 1>&-; sleep 30");
+  spec.timeout = 200ms;
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::timed_out);
+}
+
+TEST_CASE("spawn failures are reported, not thrown", "[process]") {
+  ProcessSpec spec;
+  spec.program = "/definitely/missing/study-agent";
+  spec.working_directory = "/";
+  ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::spawn_failed);
+  CHECK(r.spawn_error == "No such file or directory");
+  spec.program = "/tmp";
+  r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::spawn_failed);
+  CHECK(r.spawn_error == "Permission denied");
+}
+
+TEST_CASE("a child killed by a signal reports it", "[process]") {
+  const ProcessResult r = run_sync(shell("kill -9 $$"));
+  CHECK(r.end == ProcessEnd::signaled);
+  CHECK(r.term_signal == SIGKILL);
+}
+
+TEST_CASE("200 children at once on one io_context", "[process]") {
+  strata::exec::init_process_runtime();
+  asio::io_context io(1);
+  int ok = 0;
+  for (int i = 0; i < 200; ++i)
+    asio::co_spawn(
+        io,
+        [&ok, i]() -> asio::awaitable<void> {
+          ProcessSpec spec;
+          spec.program = "/bin/cat";
+          spec.working_directory = "/";
+          spec.stdin_data = std::to_string(i);
+          const ProcessResult r = co_await strata::exec::run_bounded_process(std::move(spec));
+          ok += r.end == ProcessEnd::exited && r.exit_code == 0 && r.stdout_data == std::to_string(i);
+        },
+        asio::detached);
+  io.run();
+  CHECK(ok == 200);
+}
