@@ -1,9 +1,12 @@
 #include "strata/model/json_document.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/model/utf.hpp"
 
@@ -75,11 +78,13 @@ class Parser {
   Json parse_object(int depth) {
     enter(depth);
     ++pos_;
-    Json object = Json::object();
+    // Members are gathered in a plain vector first: the object's own element type has a
+    // const key, so growing it would deep-copy every member already parsed.
+    std::vector<std::pair<std::string, Json>> members;
     skip_whitespace();
     if (peek() == '}') {
       ++pos_;
-      return object;
+      return Json::object();
     }
     for (;;) {
       skip_whitespace();
@@ -91,8 +96,7 @@ class Parser {
       skip_whitespace();
       Json value = parse_value(depth);
       // Duplicate keys: last value wins, at the first occurrence's position.
-      auto& members = object.get_ref<Json::object_t&>();
-      auto it = members.find(key);
+      auto it = std::find_if(members.begin(), members.end(), [&](const auto& m) { return m.first == key; });
       if (it == members.end()) {
         members.emplace_back(std::move(key), std::move(value));
       } else {
@@ -105,10 +109,15 @@ class Parser {
       }
       if (peek() == '}') {
         ++pos_;
-        return object;
+        break;
       }
       fail(pos_, "expected ',' or '}' in an object");
     }
+    Json object = Json::object();
+    auto& out = object.get_ref<Json::object_t&>();
+    out.reserve(members.size());
+    for (auto& [key, value] : members) out.emplace_back(std::move(key), std::move(value));
+    return object;
   }
 
   Json parse_array(int depth) {

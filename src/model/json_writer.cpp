@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "strata/model/ecmascript_number.hpp"
@@ -21,18 +22,27 @@ std::uint64_t index_value(std::string_view key) {
 bool index_less(const Member* a, const Member* b) { return index_value(a->first) < index_value(b->first); }
 
 // ECMAScript property order: array-index keys ascending, then the rest as given by
-// `rest_order` (insertion order, or UTF-16 order for the canonical form).
+// `rest_order` (insertion order, or UTF-16 order for the canonical form). The result
+// lives in `out`, a scratch vector the caller reuses (one per nesting level).
 template <class RestOrder>
-std::vector<const Member*> ordered_members(const Json& object, std::string_view skip, RestOrder rest_order) {
-  std::vector<const Member*> indices, rest;
-  for (const auto& member : object.get_ref<const Json::object_t&>()) {
-    if (!skip.empty() && member.first == skip) continue;
-    (is_array_index(member.first) ? indices : rest).push_back(&member);
-  }
-  std::sort(indices.begin(), indices.end(), index_less);
-  rest_order(rest);
-  indices.insert(indices.end(), rest.begin(), rest.end());
-  return indices;
+void ordered_members(const Json& object, std::string_view skip, RestOrder rest_order, std::vector<const Member*>& out) {
+  out.clear();
+  const auto& members = object.get_ref<const Json::object_t&>();
+  for (const auto& member : members)
+    if (is_array_index(member.first)) out.push_back(&member);
+  const std::size_t indices = out.size();
+  std::sort(out.begin(), out.end(), index_less);
+  for (const auto& member : members)
+    if (!is_array_index(member.first) && (skip.empty() || member.first != skip)) out.push_back(&member);
+  rest_order(out, indices);
+}
+
+// One scratch vector per nesting level, reused across the whole document.
+std::vector<const Member*>& scratch(std::size_t level) {
+  // A deque: growing it for a deeper level keeps the shallower levels' references valid.
+  thread_local std::deque<std::vector<const Member*>> buffers;
+  if (buffers.size() <= level) buffers.resize(level + 1);
+  return buffers[level];
 }
 
 void append_scalar(std::string& out, const Json& value) {
@@ -51,12 +61,13 @@ void append_scalar(std::string& out, const Json& value) {
   }
 }
 
-void append_canonical(std::string& out, const Json& value, std::string_view skip) {
+void append_canonical(std::string& out, const Json& value, std::string_view skip, std::size_t level) {
   if (value.is_object()) {
-    const auto members = ordered_members(value, skip, [](std::vector<const Member*>& rest) {
-      std::sort(rest.begin(), rest.end(),
+    auto& members = scratch(level);
+    ordered_members(value, skip, [](std::vector<const Member*>& all, std::size_t first_rest) {
+      std::sort(all.begin() + static_cast<std::ptrdiff_t>(first_rest), all.end(),
                 [](const Member* a, const Member* b) { return compare_utf16(a->first, b->first) < 0; });
-    });
+    }, members);
     out.push_back('{');
     bool first = true;
     for (const Member* m : members) {
@@ -64,7 +75,7 @@ void append_canonical(std::string& out, const Json& value, std::string_view skip
       first = false;
       append_json_string(out, m->first);
       out.push_back(':');
-      append_canonical(out, m->second, {});
+      append_canonical(out, m->second, {}, level + 1);
     }
     out.push_back('}');
   } else if (value.is_array()) {
@@ -73,7 +84,7 @@ void append_canonical(std::string& out, const Json& value, std::string_view skip
     for (const auto& element : value) {
       if (!first) out.push_back(',');
       first = false;
-      append_canonical(out, element, {});
+      append_canonical(out, element, {}, level + 1);
     }
     out.push_back(']');
   } else {
@@ -81,7 +92,7 @@ void append_canonical(std::string& out, const Json& value, std::string_view skip
   }
 }
 
-void keep_insertion_order(std::vector<const Member*>&) {}
+void keep_insertion_order(std::vector<const Member*>&, std::size_t) {}
 
 // indent < 0: compact. Otherwise JSON.stringify's layout with `indent` spaces per level.
 void append_stringified(std::string& out, const Json& value, int indent, int level) {
@@ -97,7 +108,9 @@ void append_stringified(std::string& out, const Json& value, int indent, int lev
     }
     out.push_back('{');
     bool first = true;
-    for (const Member* m : ordered_members(value, {}, keep_insertion_order)) {
+    auto& members = scratch(static_cast<std::size_t>(level));
+    ordered_members(value, {}, keep_insertion_order, members);
+    for (const Member* m : members) {
       if (!first) out.push_back(',');
       first = false;
       newline(level + 1);
@@ -179,12 +192,12 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 void append_canonical_json(std::string& out, const Json& value, std::string_view skip_top_level_key) {
-  append_canonical(out, value, skip_top_level_key);
+  append_canonical(out, value, skip_top_level_key, 0);
 }
 
 std::string canonical_json(const Json& value, std::string_view skip_top_level_key) {
   std::string out;
-  append_canonical(out, value, skip_top_level_key);
+  append_canonical(out, value, skip_top_level_key, 0);
   return out;
 }
 

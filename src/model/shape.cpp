@@ -90,9 +90,42 @@ Json conform_array(Json value, const Shape& s, const JsonPath& path) {
   return value;
 }
 
+// True when the members are a subsequence of the fields in schema order, every member is
+// known, and no default is missing: then the object can be conformed in place.
+bool in_schema_order(const Json::object_t& members, const Shape& s) {
+  std::size_t field = 0;
+  for (const auto& member : members) {
+    while (field < s.fields.size() && s.fields[field].name != member.first) {
+      if (s.fields[field].default_value) return false;
+      ++field;
+    }
+    if (field == s.fields.size()) return false;
+    ++field;
+  }
+  for (; field < s.fields.size(); ++field)
+    if (s.fields[field].default_value) return false;
+  return true;
+}
+
 Json conform_object(Json value, const Shape& s, const JsonPath& path) {
   if (!value.is_object()) wrong_type(path, "an object", value);
   auto& members = value.get_ref<Json::object_t&>();
+  if (s.strict && in_schema_order(members, s)) {
+    // The common case (files written in schema order): no rebuild, no copies.
+    std::size_t field = 0;
+    for (auto& member : members) {
+      while (s.fields[field].name != member.first) {
+        if (s.fields[field].required) fail(path, "missing required key \"" + s.fields[field].name + "\"");
+        ++field;
+      }
+      member.second = conform(std::move(member.second), *s.fields[field].shape, path.member(s.fields[field].name));
+      ++field;
+    }
+    for (; field < s.fields.size(); ++field)
+      if (s.fields[field].required) fail(path, "missing required key \"" + s.fields[field].name + "\"");
+    if (s.refine) s.refine(value, path);
+    return value;
+  }
   for (const auto& member : members) {
     if (!s.strict) break;
     bool known = false;
