@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# README command 1: set up, build, and run the main job on the bundled example study.
-# For now the main job seals the example study (examples/study/*.payload.json), verifies
-# every sealed artifact, and prints their summaries and the execution matrix.
+# README command 1: set up, build, and run the main job on the bundled example study:
+# seal the example study (examples/study/*.payload.json), verify it, run its plan with
+# the deterministic example provider, and print the summary and the ledger path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -23,4 +23,10 @@ echo
 echo
 "$strata" select --text "$out/task-suite.json"
 echo
-echo "Sealed example study: $(realpath "$out")"
+# The example provider is built beside strata; the provider config finds it on PATH.
+# A second run of the same command resumes: every recorded execution is skipped.
+PATH="$PWD/build:$PATH" "$strata" run "$out/run-plan.json" "$out/task-suite.json" \
+  --providers "$out/provider-config.json" --repositories "$out/repository-config.json" \
+  --ledger "$out/ledger.json" --jobs 4 --text
+"$strata" verify --text "$out/ledger.json"
+echo "Ledger: $(realpath "$out/ledger.json")"

@@ -1,9 +1,14 @@
 // strata run <plan> <suite> --providers P --repositories R --ledger L [--dry-run] ...
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <memory>
 
 #include "command.hpp"
 #include "strata/app/run_preflight.hpp"
+#include "strata/app/study_run.hpp"
 
 namespace strata::cli {
 namespace {
@@ -15,20 +20,26 @@ struct RunOptions {
   std::string plan, suite, providers, repositories, ledger, round;
   bool dry_run = false;
   int jobs = 4;
+  int kill_grace_ms = 2000;
   OutputFormat format;
 };
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
-Json summary_json(const std::string& status, const app::StudyInputs& inputs, const app::RunPreflight& preflight) {
-  return Json{{"status", status},
-              {"runId", inputs.plan["runId"]},
-              {"planned", static_cast<double>(preflight.executions.size())},
-              {"executed", 0.0},
-              {"skipped", 0.0},
-              {"providerConfigHash", inputs.providers["contentHash"]},
-              {"repositoryConfigHash", inputs.repositories["contentHash"]},
-              {"assistedArm", preflight.assisted_arm.to_json()}};
+Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome, const app::RunPreflight& preflight) {
+  Json summary = {{"status", outcome ? "completed" : "dry-run"},
+                  {"runId", inputs.plan["runId"]},
+                  {"planned", static_cast<double>(preflight.executions.size())},
+                  {"executed", outcome ? outcome->executed : 0.0},
+                  {"skipped", outcome ? outcome->skipped : 0.0}};
+  if (outcome) {
+    summary["ledgerPath"] = outcome->ledger_path;
+    summary["ledgerHash"] = outcome->ledger_hash;
+  }
+  summary["providerConfigHash"] = inputs.providers["contentHash"];
+  summary["repositoryConfigHash"] = inputs.repositories["contentHash"];
+  summary["assistedArm"] = (outcome ? outcome->assisted_arm : preflight.assisted_arm).to_json();
+  return summary;
 }
 
 std::vector<std::string> summary_lines(const Json& summary, const model::AssistedArm& arm) {
@@ -55,11 +66,24 @@ int run_study(const RunOptions& options) {
                           load_artifact(ArtifactKind::repository_config, options.repositories)};
   const char* path = std::getenv("PATH");
   const app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
-  if (!options.dry_run)
-    throw Error("executing a plan is not available in this build yet; use --dry-run for the pre-flight checks");
-  const Json summary = summary_json("dry-run", inputs, preflight);
+  std::optional<app::RunOutcome> outcome;
+  if (!options.dry_run) {
+    app::RunSettings settings;
+    settings.ledger_path = options.ledger;
+    if (!options.round.empty()) settings.round = options.round;
+    settings.jobs = options.jobs;
+    settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
+    settings.progress = ::isatty(2) == 1;
+    outcome = app::run_study(inputs, preflight, settings);
+    if (outcome->interrupted) {
+      std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
+                   str(inputs.plan["runId"]).c_str(), outcome->executed, outcome->ledger_path.c_str());
+      return 130;
+    }
+  }
+  const Json summary = summary_json(inputs, outcome ? &*outcome : nullptr, preflight);
   if (options.format.text) {
-    print_lines(summary_lines(summary, preflight.assisted_arm));
+    print_lines(summary_lines(summary, outcome ? outcome->assisted_arm : preflight.assisted_arm));
   } else {
     print_json(Json{{"ok", true}, {"summary", summary}});
   }
@@ -78,9 +102,17 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--ledger", options->ledger, "Observation ledger to create or resume");
   sub->add_option("--round", options->round, "Round label recorded in every observation");
   sub->add_option("--jobs", options->jobs, "Executions in flight at once")->check(CLI::Range(1, 4096));
+  sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL for a process group")
+      ->check(CLI::Range(0, 600000));
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
   add_format_flags(*sub, options->format);
-  sub->footer("Exit status: 0 when the run completed (whatever the observations' statuses), 2 on an error.");
+  sub->footer(
+      "Each completed observation is made durable in <ledger>.journal before it counts; the journal is folded\n"
+      "into the ledger at the end and on interrupt. Re-running the same command resumes: recorded executions\n"
+      "are skipped. Ctrl-C stops launching, terminates running providers and keeps every completed observation;\n"
+      "a second Ctrl-C kills at once.\n"
+      "Exit status: 0 when the run completed (whatever the observations' statuses), 2 on an error, 130 when\n"
+      "interrupted.");
   sub->callback([&action, options] { action = [options] { return run_study(*options); }; });
 }
 

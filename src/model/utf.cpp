@@ -95,3 +95,58 @@ std::size_t first_invalid_utf8(std::string_view text) {
 bool is_valid_utf8(std::string_view text) { return first_invalid_utf8(text) == std::string_view::npos; }
 
 }  // namespace strata::model
+
+namespace strata::model {
+
+std::string sanitize_utf8(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b0 = static_cast<unsigned char>(bytes[i]);
+    if (b0 < 0x80) {
+      out.push_back(static_cast<char>(b0));
+      ++i;
+      continue;
+    }
+    const std::size_t len = sequence_length(bytes, i);
+    if (len > 0) {
+      out.append(bytes.data() + i, len);
+      i += len;
+      continue;
+    }
+    // Maximal subpart: skip the lead byte and the continuation bytes that were valid so far.
+    std::size_t skip = 1;
+    unsigned lo = 0x80, hi = 0xBF;
+    std::size_t need = 0;
+    if (b0 >= 0xC2 && b0 <= 0xDF) need = 1;
+    else if (b0 >= 0xE0 && b0 <= 0xEF) need = 2, lo = b0 == 0xE0 ? 0xA0 : 0x80, hi = b0 == 0xED ? 0x9F : 0xBF;
+    else if (b0 >= 0xF0 && b0 <= 0xF4) need = 3, lo = b0 == 0xF0 ? 0x90 : 0x80, hi = b0 == 0xF4 ? 0x8F : 0xBF;
+    for (std::size_t k = 1; k <= need && i + k < bytes.size(); ++k) {
+      const auto b = static_cast<unsigned char>(bytes[i + k]);
+      if (b < lo || b > hi) break;
+      lo = 0x80, hi = 0xBF;
+      ++skip;
+    }
+    out += "\xEF\xBF\xBD";
+    i += skip;
+  }
+  return out;
+}
+
+std::string truncate_utf16(std::string_view utf8, std::size_t units) {
+  std::size_t taken = 0, i = 0;
+  while (i < utf8.size()) {
+    const auto b = static_cast<unsigned char>(utf8[i]);
+    const std::size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    const std::size_t width = len == 4 ? 2 : 1;
+    if (taken + width > units) {
+      if (width == 2 && taken + 1 == units) return std::string(utf8.substr(0, i)) + "\xEF\xBF\xBD";
+      break;
+    }
+    taken += width;
+    i += len;
+  }
+  return std::string(utf8.substr(0, i));
+}
+
+}  // namespace strata::model

@@ -24,3 +24,15 @@ bool is_valid_utf8(std::string_view text);
 std::size_t first_invalid_utf8(std::string_view text);
 
 }  // namespace strata::model
+
+namespace strata::model {
+
+// Decodes bytes as UTF-8 the way TextDecoder does (ill-formed subsequences become
+// U+FFFD, maximal subparts) and returns well-formed UTF-8.
+std::string sanitize_utf8(std::string_view bytes);
+
+// The first `units` UTF-16 code units of a well-formed UTF-8 string, re-encoded as
+// UTF-8 (a surrogate pair cut in half becomes U+FFFD, as String.slice + encode does).
+std::string truncate_utf16(std::string_view utf8, std::size_t units);
+
+}  // namespace strata::model

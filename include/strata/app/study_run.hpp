@@ -1,0 +1,33 @@
+#pragma once
+// `strata run` after its pre-flight (spec §3.6-3.10): runs the selected executions as
+// bounded processes, many at once on one io_context, records each completed observation
+// durably in the journal, folds the journal into the ledger, and resumes idempotently.
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "strata/app/run_preflight.hpp"
+#include "strata/model/assisted_arm.hpp"
+
+namespace strata::app {
+
+struct RunSettings {
+  std::string ledger_path;
+  std::optional<std::string> round;
+  int jobs = 4;
+  std::chrono::milliseconds kill_grace{2000};
+  bool progress = false;  // a progress line on stderr
+};
+
+struct RunOutcome {
+  bool interrupted = false;  // SIGINT/SIGTERM: completed work kept, exit 130
+  double planned = 0, executed = 0, skipped = 0;
+  std::string ledger_path;  // absolute
+  std::string ledger_hash;
+  model::AssistedArm assisted_arm;
+};
+
+// Throws strata::Error (after keeping every completed observation) on a fatal problem.
+RunOutcome run_study(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings);
+
+}  // namespace strata::app

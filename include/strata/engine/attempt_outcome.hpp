@@ -1,0 +1,13 @@
+#pragma once
+// The attempt outcome rules of spec §3.5: what a finished process means for the ledger.
+#include <cstddef>
+
+#include "strata/exec/bounded_process.hpp"
+#include "strata/model/observation_builder.hpp"
+
+namespace strata::engine {
+
+// `output_limit` is min(provider.maxOutputBytes, plan.budget.maxOutputBytes).
+model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size_t output_limit);
+
+}  // namespace strata::engine

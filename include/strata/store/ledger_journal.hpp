@@ -1,0 +1,98 @@
+#pragma once
+// The durable ledger of `strata run` (DESIGN decision 4): every completed observation is
+// appended to a journal beside the ledger and made durable before it counts as done;
+// the journal is folded into the ledger by an atomic rewrite. Resume = ledger + the
+// valid prefix of the journal.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "strata/model/json.hpp"
+
+namespace strata::store {
+
+std::string journal_path_for(const std::string& ledger_path);
+std::string lock_path_for(const std::string& ledger_path);
+
+struct JournalContents {
+  std::vector<model::Json> observations;  // sealed, verified
+  std::uint64_t valid_bytes = 0;          // length of the valid prefix
+  std::optional<std::string> dropped;     // what was dropped after the valid prefix, if anything
+};
+
+// The valid prefix of a journal: complete lines, each a sealed observation whose hash
+// verifies. A missing journal is empty.
+JournalContents read_journal(const std::string& journal_path);
+
+// A ledger file as stored plus its unfolded journal.
+struct LedgerState {
+  bool ledger_exists = false;
+  model::Json ledger;  // parsed (hash-verified) ledger, or a new empty one
+  JournalContents journal;
+};
+
+// Reads a ledger (if it exists) and its journal; throws strata::Error located at the file.
+LedgerState read_ledger_state(const std::string& ledger_path);
+
+// The observations of the ledger followed by the journal's (duplicates by contentHash
+// dropped: a crash between fold and journal truncation leaves both copies).
+std::vector<model::Json> merged_observations(const LedgerState& state);
+
+// Seals and atomically writes a ledger with these observations; returns its contentHash.
+std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,
+                         std::vector<model::Json> observations);
+
+// Exclusive lock on <ledger>.lock for the life of a run.
+class LedgerLock {
+ public:
+  explicit LedgerLock(const std::string& ledger_path);
+  ~LedgerLock();
+  LedgerLock(const LedgerLock&) = delete;
+  LedgerLock& operator=(const LedgerLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Appends journal lines with group commit: appends that arrive while an fsync is in
+// flight share the next one. The fsync runs on `pool`; everything else on the io thread.
+class JournalWriter {
+ public:
+  JournalWriter(boost::asio::any_io_executor io, boost::asio::thread_pool& pool, std::string journal_path,
+                std::uint64_t valid_bytes);
+  ~JournalWriter();
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+
+  // Completes when the line is durable. Throws strata::Error when writing or syncing fails.
+  boost::asio::awaitable<void> append(std::string line);
+
+  // Empties the journal after its entries were folded into the ledger.
+  void truncate();
+
+  std::uint64_t entries() const { return entries_; }
+  std::uint64_t bytes() const { return bytes_; }
+  std::uint64_t syncs() const { return syncs_; }
+
+ private:
+  boost::asio::awaitable<void> flush();
+
+  boost::asio::any_io_executor io_;
+  boost::asio::thread_pool& pool_;
+  std::string path_;
+  int fd_ = -1;
+  std::string pending_;
+  std::uint64_t appended_ = 0, durable_ = 0, entries_ = 0, bytes_ = 0, syncs_ = 0;
+  bool flushing_ = false;
+  std::optional<std::string> failure_;
+  boost::asio::steady_timer flushed_;
+};
+
+}  // namespace strata::store

@@ -1,0 +1,176 @@
+#include "strata/model/observation_builder.hpp"
+
+#include <cmath>
+
+#include "strata/error.hpp"
+#include "strata/model/artifact.hpp"
+#include "strata/model/content_hash.hpp"
+#include "strata/model/cost.hpp"
+#include "strata/model/json_document.hpp"
+#include "strata/model/payload_shapes.hpp"
+#include "strata/model/shape.hpp"
+
+namespace strata::model {
+namespace {
+
+constexpr const char* kRubricActor = "deterministic-rubric-v1";
+constexpr const char* kRubricReason =
+    "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.";
+
+// The provider's response if stdout is one JSON text of the response shape, else nullopt.
+std::optional<Json> parse_response(const std::string& stdout_text) {
+  try {
+    return conform(parse_json(stdout_text), provider_response_shape());
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<double> number_member(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end()) return std::nullopt;
+  return it->get<double>();
+}
+
+Json observation_head(const ObservationInputs& in) {
+  const Json& plan = *in.plan;
+  const Json* model = nullptr;
+  const Json* scenario = nullptr;
+  for (const auto& m : plan["models"])
+    if (m["id"] == in.recorded_task["modelId"]) model = &m;
+  for (const auto& s : plan["scenarios"])
+    if (s["id"] == in.recorded_task["scenarioId"]) scenario = &s;
+  if (model == nullptr || scenario == nullptr) throw Error("The run plan does not declare the execution's model or scenario.");
+  return Json{{"type", "controlled-study-observation"},
+              {"schemaVersion", 1.0},
+              {"observationVersion", "v1"},
+              {"observedAt", in.observed_at},
+              {"runId", plan["runId"]},
+              {"planHash", plan["contentHash"]},
+              {"task", in.recorded_task},
+              {"model", *model},
+              {"scenario", *scenario}};
+}
+
+Json execution_record(const AttemptRecord& attempt, const Json& response) {
+  Json execution = {{"status", attempt.status},
+                    {"exitCode", attempt.exit_code ? Json(*attempt.exit_code) : Json(nullptr)},
+                    {"signal", attempt.signal ? Json(*attempt.signal) : Json(nullptr)},
+                    {"durationMs", attempt.duration_ms},
+                    {"responseBytes", static_cast<double>(attempt.stdout_text.size())},
+                    {"stderrBytes", attempt.stderr_bytes},
+                    {"stdoutHash", sha256_hex(attempt.stdout_text)},
+                    {"stderrHash", attempt.stderr_hash}};
+  for (const char* key : {"inputTokens", "outputTokens", "tokenMethod", "toolCalls", "firstEvidenceLatencyMs"})
+    if (response.contains(key)) execution[key] = response[key];
+  if (attempt.error_code) execution["errorCode"] = *attempt.error_code;
+  return execution;
+}
+
+Json measurements_of(const Json& response, const ObservationInputs& in) {
+  Json measurements = response.value("measurements", Json::object());
+  const auto input = number_member(response, "inputTokens");
+  const auto output = number_member(response, "outputTokens");
+  if (response.value("tokenMethod", "") == "provider" && input && output)
+    measurements["providerTokenCostUnits"] = *input + *output;
+  if (in.provider != nullptr && in.provider->contains("pricing")) {
+    const Json& p = (*in.provider)["pricing"];
+    const Pricing pricing{p["inputPerMillionUsd"].get<double>(), p["cachedInputPerMillionUsd"].get<double>(),
+                          p["outputPerMillionUsd"].get<double>()};
+    if (auto cost = cost_usd(pricing, input, number_member(measurements, "cachedInputTokens"), output))
+      measurements["agentCostUsd"] = *cost;
+  }
+  return measurements;
+}
+
+}  // namespace
+
+std::string session_id(const std::string& run_id, const Json& recorded_task) {
+  const Json identity = {{"runId", run_id}, {"execution", recorded_task}};
+  return content_hash(identity).substr(0, 32);
+}
+
+std::string execution_key(const Json& task) {
+  const Json key = {{"taskId", task["taskId"]},       {"repositoryId", task["repositoryId"]},
+                    {"scenarioId", task["scenarioId"]}, {"modelId", task["modelId"]},
+                    {"replicate", task["replicate"]},   {"variantId", task["variantId"]}};
+  return content_hash(key);
+}
+
+Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt_in) {
+  AttemptRecord attempt = attempt_in;
+  std::optional<Json> parsed = parse_response(attempt.stdout_text);
+  if (attempt.status == "completed" && !parsed) {
+    attempt.status = "invalid-output";
+    attempt.error_code = "invalid-metrics";
+  }
+  const Json response = parsed ? *parsed : Json::object();
+  const double tokens = number_member(response, "inputTokens").value_or(0) + number_member(response, "outputTokens").value_or(0);
+  if (tokens > (*in.plan)["budget"]["maxTokens"].get<double>()) {
+    attempt.status = "budget-exceeded";
+    attempt.error_code = "token-budget";
+  }
+  Json observation = observation_head(in);
+  observation["execution"] = execution_record(attempt, response);
+  const double context_bytes = static_cast<double>(in.request.size());
+  observation["contextBytes"] = context_bytes;
+  observation["contextTokens"] = std::ceil(context_bytes / 4);
+  observation["contextTokenMethod"] = "estimate";
+  observation["evidenceIds"] = response.value("evidenceIds", Json::array());
+  if (in.round) observation["round"] = *in.round;
+  for (const char* key : {"taskOutcome", "evidenceQuality", "safetyOutcome", "firstEvidenceLatencyMs",
+                          "clarificationRequests", "reworkCount"})
+    if (response.contains(key)) observation[key] = response[key];
+  if (Json measurements = measurements_of(response, in); !measurements.empty())
+    observation["measurements"] = std::move(measurements);
+  observation["adjudication"] = Json{{"status", "pending"}};
+  return create_artifact(ArtifactKind::observation, std::move(observation));
+}
+
+std::string rubric_outcome(bool blocked, bool incorrect, double passed, double checks, double present,
+                           double requirements) {
+  if (blocked) return "blocked";
+  if (incorrect) return "incorrect";
+  if (passed == checks && present == requirements) return "success";
+  if (passed == 0 && present == 0) return "incomplete";
+  return "partial";
+}
+
+Json apply_deterministic_rubric(Json observation, const Json& task) {
+  const Json measurements = observation.value("measurements", Json::object());
+  const auto passed = number_member(measurements, "acceptanceChecksPassed");
+  const auto total = number_member(measurements, "acceptanceChecksTotal");
+  const auto executed = number_member(measurements, "acceptanceChecksExecuted");
+  const auto checks = static_cast<double>(task["acceptanceChecks"].size());
+  const bool blocked = observation["execution"]["status"] != "completed" || !passed || total != checks ||
+                       executed != checks || *passed > *executed;
+  double present = 0;
+  for (const auto& requirement : task["evidenceRequirements"])
+    for (const auto& id : observation["evidenceIds"])
+      if (id == requirement["id"]) {
+        ++present;
+        break;
+      }
+  const std::string outcome = rubric_outcome(blocked, false, passed.value_or(0), checks, present,
+                                             static_cast<double>(task["evidenceRequirements"].size()));
+  observation["adjudication"] = Json{{"status", "automated"}, {"actor", kRubricActor}, {"method", kRubricActor},
+                                     {"outcome", outcome},    {"reason", kRubricReason}};
+  observation.erase("contentHash");
+  observation.erase("contentHashAlgo");
+  return create_artifact(ArtifactKind::observation, std::move(observation));
+}
+
+Json unavailable_arm_observation(const ObservationInputs& in, const std::string& reason) {
+  Json observation = observation_head(in);
+  observation["execution"] = Json{{"status", "unavailable"}, {"exitCode", nullptr}, {"signal", nullptr},
+                                  {"durationMs", 0.0},       {"responseBytes", 0.0}, {"stderrBytes", 0.0},
+                                  {"errorCode", "registry-unavailable"}};
+  observation["contextBytes"] = 0.0;
+  observation["evidenceIds"] = Json::array();
+  if (in.round) observation["round"] = *in.round;
+  observation["adjudication"] = Json{{"status", "automated"}, {"actor", kRubricActor}, {"method", kRubricActor},
+                                     {"outcome", "blocked"},  {"reason", reason}};
+  return create_artifact(ArtifactKind::observation, std::move(observation));
+}
+
+}  // namespace strata::model
