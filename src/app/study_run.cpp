@@ -27,6 +27,7 @@
 #include "strata/model/content_hash.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_writer.hpp"
+#include "strata/model/ledger_index.hpp"
 #include "strata/model/observation_builder.hpp"
 #include "strata/store/ledger_journal.hpp"
 
@@ -67,6 +68,7 @@ class StudyRun {
  public:
   StudyRun(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings)
       : inputs_(inputs), preflight_(preflight), settings_(settings), run_id_(str(inputs.plan["runId"])),
+        index_(run_id_, str(inputs.plan["contentHash"])),
         wake_(io_), escalation_(io_), progress_timer_(io_), signals_(io_, SIGINT, SIGTERM) {
     wake_.expires_at(asio::steady_timer::time_point::max());
   }
@@ -96,13 +98,7 @@ class StudyRun {
     ledger_hash_ = str(state.ledger["contentHash"]);
     dirty_ = !state.ledger_exists || !state.journal.observations.empty();
     observations_ = store::merged_observations(state);
-    for (const auto& o : observations_) {
-      if (o["runId"] != run_id_) continue;
-      if (o["planHash"] != inputs_.plan["contentHash"])
-        throw Error("Ledger already contains run " + run_id_ + " with a different plan hash.");
-      done_keys_.insert({model::execution_key(o["task"]), true});
-      task_hashes_[model::content_hash(o["task"])] = str(o["contentHash"]);
-    }
+    for (const auto& o : observations_) index_.add_existing(o);
     if (!state.ledger_exists) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, {});
   }
 
@@ -117,12 +113,23 @@ class StudyRun {
     outcome.assisted_arm = preflight_.assisted_arm;
     outcome.assisted_arm.recorded = recorded_unavailable_;
     outcome.ledger_path = std::filesystem::absolute(settings_.ledger_path).lexically_normal().string();
-    if (dirty_) {
-      ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, ordered_observations());
-      journal_->truncate();
-    }
+    if (dirty_) fold_journal();
     outcome.ledger_hash = ledger_hash_;
     return outcome;
+  }
+
+  void fold_journal() {
+    ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, ordered_observations());
+    journal_->truncate();
+    dirty_ = false;
+  }
+
+  // Folding rewrites the whole ledger, so it waits until the journal is as long as the
+  // ledger (at least kMinFold entries): each completion then costs O(1) amortised.
+  void fold_if_large() {
+    static constexpr std::uint64_t kMinFold = 4096;
+    if (journal_->busy() || journal_->entries() < std::max<std::uint64_t>(kMinFold, observations_.size() / 2)) return;
+    fold_journal();
   }
 
   std::vector<Json> ordered_observations() {
@@ -160,7 +167,7 @@ class StudyRun {
     if (settings_.progress) asio::co_spawn(io_, report_progress(), asio::detached);
     started_ = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < preflight_.executions.size(); ++i) {
-      if (done_keys_.count(model::execution_key(preflight_.executions[i].recorded))) {
+      if (index_.has_execution(preflight_.executions[i].recorded)) {
         ++skipped_;
         continue;
       }
@@ -265,19 +272,13 @@ class StudyRun {
     co_await record_observation(std::move(observation));
   }
 
-  // Upsert (§3.10): the same task recorded with other contents is a conflict.
   asio::awaitable<void> record_observation(Json observation) {
-    const std::string task_hash = model::content_hash(observation["task"]);
-    if (const auto it = task_hashes_.find(task_hash); it != task_hashes_.end()) {
-      if (it->second != str(observation["contentHash"]))
-        throw Error("Observation " + run_id_ + " already exists with different contents.");
-      co_return;
-    }
-    task_hashes_[task_hash] = str(observation["contentHash"]);
+    if (index_.upsert(observation) == model::LedgerIndex::Upsert::unchanged) co_return;
     co_await journal_->append(model::compact_json(observation));
     account(observation);
     observations_.push_back(std::move(observation));
     dirty_ = true;
+    fold_if_large();
   }
 
   void account(const Json& observation) {
@@ -307,6 +308,7 @@ class StudyRun {
   const RunPreflight& preflight_;
   const RunSettings& settings_;
   const std::string run_id_;
+  model::LedgerIndex index_;
   asio::io_context io_{1};
   asio::thread_pool pool_{1};
   asio::steady_timer wake_, escalation_, progress_timer_;
@@ -315,8 +317,6 @@ class StudyRun {
   std::uint64_t journal_valid_bytes_ = 0;
   std::string ledger_version_ = "v1", ledger_hash_;
   std::vector<Json> observations_;
-  std::unordered_map<std::string, bool> done_keys_;
-  std::unordered_map<std::string, std::string> task_hashes_;
   std::chrono::steady_clock::time_point started_;
   int running_ = 0;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;

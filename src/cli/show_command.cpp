@@ -1,9 +1,11 @@
 // The read-only commands: providers, repositories, tasks, plan, select, ledger, protocol.
 // Each parses (and so verifies) one artifact and prints it as JSON or as summary lines.
+#include <cstdio>
 #include <memory>
 
 #include "command.hpp"
 #include "strata/model/sampling.hpp"
+#include "strata/store/ledger_journal.hpp"
 
 namespace strata::cli {
 namespace {
@@ -81,6 +83,22 @@ std::vector<std::string> protocol_lines(const Json& protocol) {
           "Content hash: " + str(protocol["contentHash"])};
 }
 
+// A ledger as a fold would write it: the stored ledger plus its unfolded journal.
+Json load_ledger_with_journal(const std::string& path) {
+  const Json ledger = load_artifact(ArtifactKind::ledger, path);
+  store::LedgerState state{true, ledger, store::read_journal(store::journal_path_for(path))};
+  const std::string journal = store::journal_path_for(path);
+  if (state.journal.dropped) std::fprintf(stderr, "strata: %s: dropped %s\n", journal.c_str(), state.journal.dropped->c_str());
+  if (state.journal.observations.empty()) return ledger;
+  std::fprintf(stderr, "strata: %s: %zu observation(s) not yet folded are included\n", journal.c_str(),
+               state.journal.observations.size());
+  Json payload = {{"type", ledger["type"]},
+                  {"schemaVersion", ledger["schemaVersion"]},
+                  {"ledgerVersion", ledger["ledgerVersion"]},
+                  {"observations", store::merged_observations(state)}};
+  return model::create_artifact(ArtifactKind::ledger, std::move(payload));
+}
+
 struct ShowCommand {
   const char* name;
   ArtifactKind kind;
@@ -111,7 +129,8 @@ void add_show(CLI::App& app, Action& action, const ShowCommand& command) {
   add_format_flags(*sub, options->format);
   sub->callback([&action, options, command] {
     action = [options, command] {
-      const Json artifact = load_artifact(command.kind, options->file);
+      const Json artifact = command.kind == ArtifactKind::ledger ? load_ledger_with_journal(options->file)
+                                                                 : load_artifact(command.kind, options->file);
       if (options->format.text) {
         print_lines(command.lines(artifact));
       } else {

@@ -1,10 +1,12 @@
 // strata verify <file>...: detect each file's kind from "type", verify its content hash
 // and, for a ledger, every nested observation hash. Exit 2 when any file fails.
 #include <memory>
+#include <optional>
 
 #include "command.hpp"
 #include "strata/model/verification.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/ledger_journal.hpp"
 
 namespace strata::cli {
 namespace {
@@ -20,6 +22,10 @@ struct FileReport {
   std::string path;
   model::Verification verification;
   std::string error;  // set when the file is not a valid artifact at all
+  // A ledger's unfolded journal (<ledger>.journal): verified entries, and what a torn
+  // write left behind (dropped on resume; not a failure of recorded data).
+  std::size_t journal_entries = 0;
+  std::optional<std::string> journal_dropped;
 
   bool ok() const { return error.empty() && verification.mismatches.empty(); }
 };
@@ -28,6 +34,11 @@ FileReport verify_file(const std::string& path) {
   FileReport report{path, {}, {}};
   try {
     report.verification = model::verify_document(store::read_json_file(path));
+    if (report.verification.type == model::artifact_spec(model::ArtifactKind::ledger).type) {
+      const store::JournalContents journal = store::read_journal(store::journal_path_for(path));
+      report.journal_entries = journal.observations.size();
+      report.journal_dropped = journal.dropped;
+    }
   } catch (const Error& e) {
     report.error = at_file(path, e).describe();
   }
@@ -47,6 +58,10 @@ Json report_json(const FileReport& r) {
   for (const auto& m : r.verification.mismatches)
     mismatches.push_back({{"path", m.path}, {"stored", m.stored}, {"computed", m.computed}});
   out["mismatches"] = std::move(mismatches);
+  if (r.journal_entries > 0 || r.journal_dropped) {
+    out["journal"] = {{"observations", static_cast<double>(r.journal_entries)}};
+    if (r.journal_dropped) out["journal"]["dropped"] = *r.journal_dropped;
+  }
   return out;
 }
 
@@ -54,8 +69,15 @@ std::vector<std::string> report_lines(const FileReport& r) {
   if (!r.error.empty()) return {"FAIL " + r.error};
   const auto& v = r.verification;
   const std::string kind = v.type + (v.known_kind ? "" : ", hash only");
-  if (v.mismatches.empty()) return {"OK " + r.path + " (" + kind + ") " + v.content_hash};
-  std::vector<std::string> lines{"MISMATCH " + r.path + " (" + kind + ")"};
+  std::vector<std::string> lines;
+  if (v.mismatches.empty()) {
+    lines.push_back("OK " + r.path + " (" + kind + ") " + v.content_hash);
+  } else {
+    lines.push_back("MISMATCH " + r.path + " (" + kind + ")");
+  }
+  if (r.journal_entries > 0) lines.push_back("  journal: " + std::to_string(r.journal_entries) + " verified observation(s) not yet folded");
+  if (r.journal_dropped) lines.push_back("  journal: dropped " + *r.journal_dropped);
+  if (v.mismatches.empty()) return lines;
   for (const auto& m : v.mismatches)
     lines.push_back("  " + m.path + ": stored " + m.stored + ", computed " + m.computed);
   return lines;

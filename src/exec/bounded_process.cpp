@@ -250,7 +250,6 @@ ProcessResult spawn_failure(const std::string& what) {
   ProcessResult r;
   r.end = ProcessEnd::spawn_failed;
   r.spawn_error = what;
-  r.stderr_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   return r;
 }
 

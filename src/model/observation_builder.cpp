@@ -114,8 +114,10 @@ Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt
   observation["execution"] = execution_record(attempt, response);
   const double context_bytes = static_cast<double>(in.request.size());
   observation["contextBytes"] = context_bytes;
-  observation["contextTokens"] = std::ceil(context_bytes / 4);
-  observation["contextTokenMethod"] = "estimate";
+  if (in.context_tokens && !in.context_token_method)
+    throw Error("Context token counts require a provider or estimate method.");
+  observation["contextTokens"] = in.context_tokens.value_or(std::ceil(context_bytes / 4));
+  observation["contextTokenMethod"] = in.context_token_method.value_or("estimate");
   observation["evidenceIds"] = response.value("evidenceIds", Json::array());
   if (in.round) observation["round"] = *in.round;
   for (const char* key : {"taskOutcome", "evidenceQuality", "safetyOutcome", "firstEvidenceLatencyMs",

@@ -189,7 +189,8 @@ asio::awaitable<void> JournalWriter::flush() {
 }
 
 void JournalWriter::truncate() {
-  if (::ftruncate(fd_, 0) != 0 || ::fdatasync(fd_) != 0) throw Error("cannot truncate the journal: " + errno_text(), path_);
+  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0 || ::fdatasync(fd_) != 0)
+    throw Error("cannot truncate the journal: " + errno_text(), path_);
   entries_ = bytes_ = 0;
 }
 

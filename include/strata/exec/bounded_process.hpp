@@ -38,7 +38,8 @@ struct ProcessResult {
   int term_signal = 0;   // when the leader was killed by a signal
   std::string stdout_data;  // raw bytes, at most stdout_limit + one read
   std::size_t stderr_bytes = 0;  // kept (capped) stderr bytes
-  std::string stderr_sha256;     // hex SHA-256 of the kept stderr bytes
+  std::string stderr_sha256 =    // hex SHA-256 of the kept stderr bytes
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   std::chrono::milliseconds duration{0};
   std::string spawn_error;
 };

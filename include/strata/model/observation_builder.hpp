@@ -28,6 +28,10 @@ struct ObservationInputs {
   std::string request;             // the stdin request text
   std::optional<std::string> round;
   std::string observed_at;  // YYYY-MM-DDTHH:MM:SS.sssZ
+  // Library callers may supply the context token count and its method (§3.7 step 2);
+  // otherwise ceil(contextBytes / 4) is recorded as an estimate.
+  std::optional<double> context_tokens;
+  std::optional<std::string> context_token_method;
 };
 
 // DOC_BRIDGE_STUDY_SESSION_ID without the attempt suffix: 32 hex of hash({runId, execution}).

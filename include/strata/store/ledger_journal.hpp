@@ -74,8 +74,10 @@ class JournalWriter {
   // Completes when the line is durable. Throws strata::Error when writing or syncing fails.
   boost::asio::awaitable<void> append(std::string line);
 
-  // Empties the journal after its entries were folded into the ledger.
+  // Empties the journal after its entries were folded into the ledger. Only while no
+  // write is in flight (!busy()).
   void truncate();
+  bool busy() const { return flushing_; }
 
   std::uint64_t entries() const { return entries_; }
   std::uint64_t bytes() const { return bytes_; }
