@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `strata run` crash safety (spec §3.10): a study of 256 executions is SIGKILLed at random moments
+# `strata run` crash safety (spec §3.10): a study of 512 executions is SIGKILLed at random moments
 # and re-run each time; the final ledger holds every planned execution exactly once, verifies,
 # and a further re-run executes nothing.
 # Usage: run_crash_test.sh <strata binary> <fixtures dir>
@@ -8,9 +8,11 @@ FIX=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 KILLS=10
 
-# A suite of 16 repositories x 4 tasks = 64 tasks (consumer-07..16 copy the tasks of
-# consumer-01..06), a pairwise plan over all 64 tasks with sampleSize 4 x 64 = 256, 16 repository
-# roots, and a provider for all six mappings.
+# A suite of 32 repositories x 4 tasks = 128 tasks, the most a suite may hold (consumer-07..32 copy
+# the tasks of consumer-01..06), a pairwise plan over all 128 tasks with sampleSize 4 x 128 = 512,
+# 32 repository roots, and a provider for all six mappings. The provider answers after 0-250 ms
+# (with 0-50 ms a whole run took ~0.8 s on 2 cores and 8 of the 10 kills came after the end), so a
+# whole run takes ~5 s with 16 jobs and most of the kills below land mid-run.
 python3 - "$WORK" "$FIX/run-plan-v1.json" "$FIX/task-suite-v1.json" <<'PY'
 import json, os, sys
 work, plan_path, suite_path = sys.argv[1:4]
@@ -19,7 +21,7 @@ plan = json.load(open(plan_path))
 for artifact in (suite, plan):
     for k in ("contentHash", "contentHashAlgo"):
         artifact.pop(k)
-ids = [f"consumer-{i:02d}" for i in range(1, 17)]
+ids = [f"consumer-{i:02d}" for i in range(1, 33)]
 base = {t["repositoryId"]: [] for t in suite["tasks"]}
 for t in suite["tasks"]:
     base[t["repositoryId"]].append(t)
@@ -65,8 +67,9 @@ json.dump(p, open('$WORK/plan.payload.json', 'w'))
 mkdir -p "$WORK/bin"
 cat >"$WORK/bin/provider.sh" <<'SH'
 #!/bin/bash
-# Sleeps 0-50 ms, then answers with valid metrics.
-sleep "0.0$((RANDOM % 6))"
+# Sleeps 0-250 ms, then answers with valid metrics.
+printf -v delay '0.%03d' $((RANDOM % 251))
+sleep "$delay"
 echo '{"inputTokens":3,"outputTokens":5,"tokenMethod":"provider"}'
 SH
 chmod +x "$WORK/bin/provider.sh"
@@ -107,6 +110,7 @@ for round in $(seq 1 $KILLS); do
   fi
 done
 echo "crash rounds: $killed killed mid-run, $finished finished before the kill"
+expect_true "[ $killed -ge 1 ]" "at least one run was killed mid-run (else this test proves nothing)"
 
 # Orphaned providers of the killed runs end on their own (they only sleep <= 50 ms).
 sleep 0.3
@@ -135,7 +139,7 @@ bad = [(o[\"task\"][\"taskId\"], o[\"execution\"]) for o in obs if o[\"execution
 assert not bad, f\"{len(bad)} not completed, first: {bad[0]}\"
 '" "ledger holds every planned execution exactly once, all completed"
 
-# The ledger must agree with the dry run's selection, not merely have the right size.
+# The ledger's keys are exactly the selection's: a further run finds every one recorded.
 run run "${ARGS[@]}" --json
 expect_code 0 "re-run"
 expect_true "python3 -c '
