@@ -99,7 +99,7 @@ for round in $(seq 1 $KILLS); do
   pid=$!
   sleep "$(python3 -c 'import random; print(round(random.uniform(0.05, 0.6), 3))')"
   kill -KILL "$pid" 2>/dev/null
-  wait "$pid"
+  wait "$pid" 2>/dev/null
   code=$?
   if [ "$code" = 137 ]; then
     killed=$((killed + 1))

@@ -30,10 +30,12 @@ mkdir -p "$WORK/bin" "$WORK/not-a-program"
 cat >"$WORK/check_ledger.py" <<'PY'
 import json, sys
 ledger, count, expected = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+low, high = expected.pop("durationMs", [0, 10**9])  # an inclusive range, not an exact value
 observations = json.load(open(ledger))["observations"]
 assert len(observations) == count, f"{len(observations)} observations, expected {count}"
 for o in observations:
     e = o["execution"]
+    assert low <= e["durationMs"] <= high, f"durationMs {e['durationMs']} outside [{low}, {high}] in {e}"
     for key, want in expected.items():
         got = e.get(key, "<absent>")
         assert got == want, f"{o['task']['taskId']}/{o['task']['scenarioId']}/{o['task']['modelId']}: execution.{key} = {got!r}, expected {want!r} in {e}"
@@ -122,8 +124,9 @@ assert (s[\"status\"], s[\"planned\"], s[\"executed\"], s[\"skipped\"]) == (\"co
   echo "$name: ${ELAPSED_MS} ms"
 }
 
-TIMED_OUT='{"status": "timed-out", "exitCode": null, "signal": "SIGTERM", "errorCode": "timeout"}'
-COMPLETED='{"status": "completed", "exitCode": 0, "signal": null, "errorCode": "<absent>"}'
+# A timed-out attempt lasts the plan's 1500 ms (the kill grace comes after it).
+TIMED_OUT='{"status": "timed-out", "exitCode": null, "signal": "SIGTERM", "errorCode": "timeout", "durationMs": [1450, 5000]}'
+COMPLETED='{"status": "completed", "exitCode": 0, "signal": null, "errorCode": "<absent>", "durationMs": [0, 1449]}'
 INVALID_JSON='{"status": "invalid-output", "exitCode": 0, "signal": null, "errorCode": "invalid-json"}'
 
 # Sleeps forever: the timer (1500 ms) fires, SIGTERM to the group.
@@ -137,6 +140,21 @@ while :; do sleep 0.1; done"
 # and the grandchild does not outlive the run.
 hostile grandchild "$COMPLETED" "(sleep 31.$MARK) &
 echo '{}'"
+
+# Escapes the process group (setsid) holding stdout open: the runner stops waiting for the pipe
+# soon after the provider exits. Nothing can reach the escaped process; it is killed here.
+write_provider escapes "setsid sleep 32.$MARK &
+echo '{}'"
+make_study escapes "$WORK/bin/escapes.sh"
+run_study escapes
+expect_code 0 "escapes: run exits 0"
+expect_true "[ $ELAPSED_MS -lt $WALL_MS ]" "escapes: run took ${ELAPSED_MS} ms (bound ${WALL_MS} ms)"
+expect_true "python3 '$WORK/check_ledger.py' '$WORK/escapes.ledger.json' 6 '$COMPLETED' >&2" "escapes: observations"
+run verify --text "$WORK/escapes.ledger.json"
+expect_code 0 "escapes: strata verify"
+for pid in $(pgrep -f "sleep 32\.$MARK"); do kill -KILL "$pid" 2>/dev/null; done
+expect_no_survivors escapes
+echo "escapes: ${ELAPSED_MS} ms"
 
 # Prints 1 GiB: output-limit at min(provider 10000, plan 256000) = 10000 bytes kept.
 hostile gigabyte \
