@@ -3,14 +3,9 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -22,6 +17,7 @@
 #include <unordered_map>
 
 #include "strata/engine/attempt_outcome.hpp"
+#include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/model/content_hash.hpp"
@@ -36,7 +32,6 @@ namespace {
 
 namespace asio = boost::asio;
 using model::Json;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
@@ -69,20 +64,19 @@ class StudyRun {
   StudyRun(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings)
       : inputs_(inputs), preflight_(preflight), settings_(settings), run_id_(str(inputs.plan["runId"])),
         index_(run_id_, str(inputs.plan["contentHash"])),
-        wake_(io_), escalation_(io_), progress_timer_(io_), signals_(io_, SIGINT, SIGTERM) {
-    wake_.expires_at(asio::steady_timer::time_point::max());
-  }
+        jobs_(io_, settings.jobs, settings.kill_grace) {}
 
   RunOutcome run() {
     store::LedgerLock lock(settings_.ledger_path);
     load_ledger();
-    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), pool_, store::journal_path_for(settings_.ledger_path),
+    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
                                                       journal_valid_bytes_);
-    asio::co_spawn(io_, main_loop(), [this](std::exception_ptr e) { note_failure(e); });
+    std::exception_ptr failure;
+    asio::co_spawn(io_, main_loop(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
-    if (settings_.progress) std::fputs("\n", stderr);
     RunOutcome outcome = fold();
-    if (fatal_) throw Error(*fatal_);
+    if (failure) std::rethrow_exception(failure);
+    if (jobs_.failure()) throw Error(*jobs_.failure());
     return outcome;
   }
 
@@ -106,7 +100,7 @@ class StudyRun {
   // runs' observations keep their order.
   RunOutcome fold() {
     RunOutcome outcome;
-    outcome.interrupted = interrupted_;
+    outcome.interrupted = jobs_.interrupted();
     outcome.planned = static_cast<double>(preflight_.executions.size());
     outcome.executed = executed_;
     outcome.skipped = skipped_;
@@ -158,77 +152,26 @@ class StudyRun {
   }
 
   // ---- scheduling --------------------------------------------------------------------
-  void notify() { wake_.cancel(); }
-
-  asio::awaitable<void> wait_for_wake() { co_await wake_.async_wait(kTuple); }
-
   asio::awaitable<void> main_loop() {
-    asio::co_spawn(io_, watch_signals(), asio::detached);
-    if (settings_.progress) asio::co_spawn(io_, report_progress(), asio::detached);
+    if (settings_.progress) jobs_.show_progress([this] { return progress_text(); });
     started_ = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < preflight_.executions.size(); ++i) {
-      if (index_.has_execution(preflight_.executions[i].recorded)) {
-        ++skipped_;
-        continue;
-      }
-      while (running_ >= settings_.jobs && !stopping_) co_await wait_for_wake();
-      if (stopping_) break;
-      ++running_;
-      asio::co_spawn(io_, execute(i), [this](std::exception_ptr e) {
-        --running_;
-        note_failure(e);
-        notify();
-      });
-    }
-    while (running_ > 0) co_await wait_for_wake();
-    finished_ = true;
-    boost::system::error_code ignored;
-    signals_.cancel(ignored);
-    escalation_.cancel();
-    progress_timer_.cancel();
+    const auto wanted = [this](std::size_t i) {
+      if (!index_.has_execution(preflight_.executions[i].recorded)) return true;
+      ++skipped_;
+      return false;
+    };
+    co_await jobs_.run(preflight_.executions.size(), wanted, [this](std::size_t i) { return execute(i); });
   }
 
-  void note_failure(std::exception_ptr e) {
-    if (!e) return;
-    try {
-      std::rethrow_exception(e);
-    } catch (const Error& error) {
-      if (!fatal_) fatal_ = error.describe();
-    } catch (const std::exception& error) {
-      if (!fatal_) fatal_ = error.what();
-    }
-    stop(SIGTERM);
-  }
-
-  // Stops new launches and terminates running process groups (SIGTERM, grace, SIGKILL).
-  void stop(int first_signal) {
-    if (stopping_) return;
-    stopping_ = true;
-    exec::signal_all_process_groups(first_signal);
-    asio::co_spawn(io_, escalate(), asio::detached);
-    notify();
-  }
-
-  asio::awaitable<void> escalate() {
-    escalation_.expires_after(settings_.kill_grace);
-    auto [ec] = co_await escalation_.async_wait(kTuple);
-    if (!ec) exec::signal_all_process_groups(SIGKILL);
-  }
-
-  asio::awaitable<void> watch_signals() {
-    for (;;) {
-      auto [ec, number] = co_await signals_.async_wait(kTuple);
-      if (ec || finished_) co_return;
-      if (interrupted_) {  // second signal: kill at once; the journal is already durable
-        exec::signal_all_process_groups(SIGKILL);
-        std::fputs("\nstrata: killed; completed observations are in the journal, re-run to resume\n", stderr);
-        std::_Exit(130);
-      }
-      interrupted_ = true;
-      std::fprintf(stderr, "\nstrata: %s: stopping; completed observations are kept (again to kill at once)\n",
-                   number == SIGINT ? "interrupted" : "terminated");
-      stop(SIGTERM);
-    }
+  std::string progress_text() const {
+    const double total = static_cast<double>(preflight_.executions.size()) - skipped_;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double rate = seconds > 0 ? completed_ / seconds : 0;
+    const double eta = rate > 0 ? (total - completed_) / rate : 0;
+    char line[256];
+    std::snprintf(line, sizeof line, "[%.0f/%.0f] running %d, failed %.0f, %.1f/s, ETA %.0fs, tokens %.0f, cost $%.4f",
+                  completed_, total, jobs_.running(), failed_, rate, eta, tokens_, cost_);
+    return line;
   }
 
   exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt) const {
@@ -261,7 +204,7 @@ class StudyRun {
         exec::ProcessSpec spec = process_spec(e, attempt);
         const std::size_t output_limit = spec.stdout_limit;
         const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
-        if (stopping_) co_return;  // interrupted: not an outcome; a resume runs it again
+        if (jobs_.stopping()) co_return;  // interrupted: not an outcome; a resume runs it again
         record = engine::attempt_record(result, output_limit);
         if (record.status == "completed") break;
       }
@@ -289,40 +232,22 @@ class StudyRun {
     if (observation.contains("measurements")) cost_ += observation["measurements"].value("agentCostUsd", 0.0);
   }
 
-  asio::awaitable<void> report_progress() {
-    while (!finished_) {
-      const double total = static_cast<double>(preflight_.executions.size()) - skipped_;
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-      const double rate = seconds > 0 ? completed_ / seconds : 0;
-      const double eta = rate > 0 ? (total - completed_) / rate : 0;
-      std::fprintf(stderr, "\r[%.0f/%.0f] running %d, failed %.0f, %.1f/s, ETA %.0fs, tokens %.0f, cost $%.4f   ",
-                   completed_, total, running_, failed_, rate, eta, tokens_, cost_);
-      std::fflush(stderr);
-      progress_timer_.expires_after(std::chrono::milliseconds(250));
-      co_await progress_timer_.async_wait(kTuple);
-    }
-  }
-
   const StudyInputs& inputs_;
   const RunPreflight& preflight_;
   const RunSettings& settings_;
   const std::string run_id_;
   model::LedgerIndex index_;
   asio::io_context io_{1};
-  asio::thread_pool pool_{1};
-  asio::steady_timer wake_, escalation_, progress_timer_;
-  asio::signal_set signals_;
+  asio::thread_pool fsync_pool_{1};  // journal fsyncs run here
+  engine::JobPool jobs_;
   std::unique_ptr<store::JournalWriter> journal_;
   std::uint64_t journal_valid_bytes_ = 0;
   std::string ledger_version_ = "v1", ledger_hash_;
   std::vector<Json> observations_;
   std::chrono::steady_clock::time_point started_;
-  int running_ = 0;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;
-  bool stopping_ = false, interrupted_ = false, finished_ = false, dirty_ = false;
-  std::optional<std::string> fatal_;
+  bool dirty_ = false;
 };
 
 }  // namespace

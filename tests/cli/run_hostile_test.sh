@@ -144,6 +144,7 @@ echo '{}'"
 # Escapes the process group (setsid) holding stdout open: the runner stops waiting for the pipe
 # soon after the provider exits. Nothing can reach the escaped process; it is killed here.
 write_provider escapes "setsid sleep 32.$MARK &
+sleep 0.3
 echo '{}'"
 make_study escapes "$WORK/bin/escapes.sh"
 run_study escapes
@@ -152,7 +153,9 @@ expect_true "[ $ELAPSED_MS -lt $WALL_MS ]" "escapes: run took ${ELAPSED_MS} ms (
 expect_true "python3 '$WORK/check_ledger.py' '$WORK/escapes.ledger.json' 6 '$COMPLETED' >&2" "escapes: observations"
 run verify --text "$WORK/escapes.ledger.json"
 expect_code 0 "escapes: strata verify"
-for pid in $(pgrep -f "sleep 32\.$MARK"); do kill -KILL "$pid" 2>/dev/null; done
+escaped=$(pgrep -f "sleep 32\.$MARK")
+expect_true "[ $(echo $escaped | wc -w) = 6 ]" "escapes: six escaped processes outlived the run (so the case tests the pipe drain)"
+for pid in $escaped; do kill -KILL "$pid" 2>/dev/null; done
 expect_no_survivors escapes
 echo "escapes: ${ELAPSED_MS} ms"
 

@@ -1,0 +1,57 @@
+#pragma once
+// Runs numbered jobs on one io_context, at most N at once, started in order. Owns what
+// every long command needs around that: SIGINT/SIGTERM (stop launching, terminate the
+// running process groups, SIGKILL after a grace period; a second signal kills at once),
+// the first fatal error, and a progress line on stderr.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace strata::engine {
+
+class JobPool {
+ public:
+  using Job = std::function<boost::asio::awaitable<void>(std::size_t)>;
+
+  JobPool(boost::asio::io_context& io, int jobs, std::chrono::milliseconds kill_grace);
+
+  // Starts job(i) for every i in [0, count) for which `wanted(i)` holds, in order, at most
+  // `jobs` at once; completes when every started job has finished. Stops launching after a
+  // signal or the first job that throws.
+  boost::asio::awaitable<void> run(std::size_t count, std::function<bool(std::size_t)> wanted, Job job);
+
+  // Prints progress_text() on stderr every 250 ms while run() is active.
+  void show_progress(std::function<std::string()> progress_text) { progress_text_ = std::move(progress_text); }
+
+  bool stopping() const { return stopping_; }
+  bool interrupted() const { return interrupted_; }
+  int running() const { return running_; }
+  const std::optional<std::string>& failure() const { return failure_; }
+
+ private:
+  void stop();
+  void note_failure(std::exception_ptr e);
+  boost::asio::awaitable<void> escalate();
+  boost::asio::awaitable<void> watch_signals();
+  boost::asio::awaitable<void> report_progress();
+
+  boost::asio::io_context& io_;
+  int jobs_;
+  std::chrono::milliseconds kill_grace_;
+  boost::asio::steady_timer wake_, escalation_, progress_timer_;
+  boost::asio::signal_set signals_;
+  std::function<std::string()> progress_text_;
+  int running_ = 0;
+  bool stopping_ = false, interrupted_ = false, finished_ = false;
+  std::optional<std::string> failure_;
+};
+
+}  // namespace strata::engine

@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# `strata run` benchmark: process throughput, concurrency, ledger growth and memory.
+# Usage: scripts/bench/run.sh [build-dir=build]
+#
+#   (a) 2,048 executions of a trivial compiled provider at --jobs 64 (4 plans x 512 on one ledger,
+#       run one after another, walls summed) vs `xargs -P 64` launching the same provider 2,048
+#       times. Baseline choice: xargs runs a variant of the same C program that reads the request
+#       from a file named on its command line (`xargs -n 1 p-trivial-file req.json`), where req.json
+#       is a real request captured from a strata-launched provider's stdin. No shell is interposed
+#       (a `sh -c '... < req.json'` per launch would double the process count and flatter strata);
+#       the baseline has no pipes, no output capture and no bookkeeping, so it is a lower bound.
+#   (b) 1,000 executions of a provider that sleeps 200 ms at --jobs 100 (2 plans x 500 on one
+#       ledger, walls summed) vs the ideal 10 waves x 200 ms = 2 s.
+#   (c) ms per completion of a 512-execution plan as the ledger grows from 1,000 to 100,000
+#       observations: pre-filled with 1,000, 10,000 and 99,488 observations from
+#       scripts/bench/make-ledger.mjs (a ledger holds at most 100,000, so the largest one ends the
+#       run at exactly 100,000), plus the time to resume (everything already recorded) on it.
+#   (d) peak RSS of strata with 500 providers in flight (2 s sleep, 512 executions, --jobs 500)
+#       vs the same plan at --jobs 1 with the trivial provider.
+#
+# (a) and (b) run 3 rounds (in (a) strata and xargs alternate) and report medians; (c) and (d) run
+# once. Each part prints a markdown table. Generated ledgers are cached in ${TMPDIR:-/tmp}/strata-bench
+# (shared with hash.sh); everything else lives in a temporary directory removed on exit.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."  # repo root
+build=${1:-build}
+strata=$(realpath "$build/strata")
+[ -x "$strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
+for tool in cc python3 node xargs /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
+done
+FIX=/work/shared/fixtures/doc-bridge
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/strata-run-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cache=${TMPDIR:-/tmp}/strata-bench
+mkdir -p "$cache"
+
+log() { echo "[bench] $*" >&2; }
+now_ns() { date +%s%N; }
+secs() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e9 }'; }       # ns -> s
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+rounds=3  # for (a) and (b); (c) and (d) run once
+
+# --- providers -------------------------------------------------------------------------------
+# One C source: read the request fully (stdin, or the file named by argv[1] with -DFROM_FILE),
+# optionally sleep, print {}.
+cat >"$T/provider.c" <<'C'
+#include <fcntl.h>
+#include <unistd.h>
+#ifndef SLEEP_US
+#define SLEEP_US 0
+#endif
+int main(int argc, char** argv) {
+  int fd = 0;
+#ifdef FROM_FILE
+  if (argc < 2 || (fd = open(argv[1], O_RDONLY)) < 0) return 3;
+#else
+  (void)argc; (void)argv;
+#endif
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) {}
+  if (n < 0) return 4;
+  if (SLEEP_US > 0) usleep(SLEEP_US);
+  static const char out[] = "{}\n";
+  return write(1, out, sizeof out - 1) == (ssize_t)(sizeof out - 1) ? 0 : 5;
+}
+C
+cc -O2 -o "$T/p-trivial" "$T/provider.c"
+cc -O2 -DFROM_FILE -o "$T/p-trivial-file" "$T/provider.c"
+cc -O2 -DSLEEP_US=200000 -o "$T/p-sleep200" "$T/provider.c"
+cc -O2 -DSLEEP_US=2000000 -o "$T/p-sleep2000" "$T/provider.c"
+printf '#!/bin/sh\ncat >"%s/req.json"\necho "{}"\n' "$T" >"$T/p-dump"
+chmod +x "$T/p-dump"
+
+# --- study artifacts -------------------------------------------------------------------------
+# A 128-task suite: 32 repositories x 4 categories, cloned from the 6 fixture repositories by
+# renaming consumer-0K to consumer-NN. Provider configs per provider; plans per runId and size.
+python3 - "$T" "$FIX" <<'PY'
+import json, os, sys
+T, fix = sys.argv[1:3]
+suite = json.load(open(f"{fix}/task-suite-v1.json"))
+for k in ("contentHash", "contentHashAlgo"):
+    suite.pop(k)
+repos = [f"consumer-{r:02d}" for r in range(1, 33)]
+by_repo = {}
+for t in suite["tasks"]:
+    by_repo.setdefault(t["repositoryId"], []).append(t)
+tasks = []
+for r, repo in enumerate(repos):
+    src = f"consumer-0{r % 6 + 1}"
+    for t in by_repo[src]:
+        tasks.append(json.loads(json.dumps(t).replace(src, repo)))
+suite["population"] = repos
+suite["tasks"] = tasks
+suite["maxRuns"] = len(tasks) * 6 * suite["replicatesPerTask"]
+json.dump(suite, open(f"{T}/suite.payload.json", "w"))
+for repo in repos:
+    os.makedirs(f"{T}/repos/{repo}", exist_ok=True)
+json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
+           "repositories": [{"id": r, "root": f"{T}/repos/{r}"} for r in repos]},
+          open(f"{T}/repos.payload.json", "w"))
+for name in ("trivial", "sleep200", "sleep2000", "dump"):
+    entries = [{"modelId": m, "scenarioIds": [s], "command": f"{T}/p-{name}", "args": [], "envAllowlist": [],
+                "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
+               for m in ["low-cost-model", "reference-model"]
+               for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]]
+    json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries},
+              open(f"{T}/providers-{name}.payload.json", "w"))
+PY
+"$strata" seal task-suite "$T/suite.payload.json" -o "$T/suite.json" >/dev/null
+"$strata" seal repository-config "$T/repos.payload.json" -o "$T/repos.json" >/dev/null
+for name in trivial sleep200 sleep2000 dump; do
+  "$strata" seal provider-config "$T/providers-$name.payload.json" -o "$T/providers-$name.json" >/dev/null
+done
+
+# make_plan <runId> <sampleSize>: $T/plan-<runId>.json, pairwise over two scenarios.
+make_plan() {
+  python3 - "$T" "$FIX" "$1" "$2" <<'PY'
+import json, sys
+T, fix, run_id, size = sys.argv[1:5]
+plan = json.load(open(f"{fix}/run-plan-v1.json"))
+for k in ("contentHash", "contentHashAlgo"):
+    plan.pop(k)
+suite = json.load(open(f"{T}/suite.json"))
+plan["taskIds"] = [t["id"] for t in suite["tasks"]]
+plan["taskSuiteHash"] = suite["contentHash"]
+plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": int(size),
+                    "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
+plan["runId"] = run_id
+json.dump(plan, open(f"{T}/plan-{run_id}.payload.json", "w"))
+PY
+  "$strata" seal run-plan "$T/plan-$1.payload.json" -o "$T/plan-$1.json" >/dev/null
+}
+
+# srun <runId> <provider> <ledger> <jobs>: one strata run; prints "<wall ns> <executed> <skipped>".
+srun() {
+  local start end out
+  start=$(now_ns)
+  out=$("$strata" run "$T/plan-$1.json" "$T/suite.json" --providers "$T/providers-$2.json" \
+    --repositories "$T/repos.json" --ledger "$3" --jobs "$4" --text)
+  end=$(now_ns)
+  echo "$((end - start)) $(sed -n 's/^Executed: //p' <<<"$out") $(sed -n 's/^Skipped: //p' <<<"$out")"
+}
+
+for id in a-1 a-2 a-3 a-4 c-1 d-1; do make_plan "bench-$id" 512; done
+for id in b-1 b-2; do make_plan "bench-$id" 500; done
+make_plan bench-dump 4
+
+# One real request, captured from the provider's stdin (also warms the caches).
+srun bench-dump dump "$T/dump-ledger.json" 1 >/dev/null
+req_bytes=$(stat -c %s "$T/req.json")
+log "captured request: $req_bytes bytes"
+
+echo "# strata run benchmark"
+echo
+echo "strata: $strata (built $(date -r "$strata" '+%F %T'), tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- (a) trivial provider, 2,048 executions ----------------------------------------------------
+# Rounds alternate strata and xargs so drift on a shared machine hits both; each strata round
+# uses a fresh ledger and runs the 4 plans one after another (walls summed).
+a_tot=() x_tot=() a_parts=()
+for r in $(seq "$rounds"); do
+  log "(a) round $r: strata, 4 plans x 512 at --jobs 64"
+  a_ns=0 a_exec=0 parts=()
+  for id in a-1 a-2 a-3 a-4; do
+    read -r ns ex _ < <(srun "bench-$id" trivial "$T/a-ledger-$r.json" 64)
+    a_ns=$((a_ns + ns)) a_exec=$((a_exec + ex)) parts+=("$(secs "$ns")")
+  done
+  a_tot+=("$a_ns") a_parts+=("${parts[*]}")
+  rm -f "$T/a-ledger-$r.json"*
+  log "(a) round $r: xargs, $a_exec launches at -P 64"
+  x_start=$(now_ns)
+  seq "$a_exec" | xargs -P 64 -n 1 "$T/p-trivial-file" "$T/req.json" >/dev/null
+  x_tot+=("$(($(now_ns) - x_start))")
+done
+a_med=$(median "${a_tot[@]}") x_med=$(median "${x_tot[@]}")
+all_secs() { local v out=(); for v in "$@"; do out+=("$(secs "$v")"); done; echo "${out[*]}"; }
+echo
+echo "## (a) Trivial provider, $a_exec executions, 64 at once ($rounds rounds, alternating)"
+echo
+echo "| Launcher | Executions | Median wall (s) | Executions/s | All rounds (s) |"
+echo "|---|---:|---:|---:|---|"
+echo "| \`strata run --jobs 64\` (4 plans x 512, one ledger) | $a_exec | $(secs "$a_med") | $(awk -v n="$a_exec" -v t="$a_med" 'BEGIN { printf "%.0f", n / (t / 1e9) }') | $(all_secs "${a_tot[@]}") |"
+echo "| \`seq $a_exec \| xargs -P 64 -n 1 p-trivial-file req.json\` | $a_exec | $(secs "$x_med") | $(awk -v n="$a_exec" -v t="$x_med" 'BEGIN { printf "%.0f", n / (t / 1e9) }') | $(all_secs "${x_tot[@]}") |"
+echo
+echo "Wall ratio strata/xargs (medians): **$(ratio "$a_med" "$x_med")x** (target <= 1.5). Request: $req_bytes bytes."
+echo "Per-plan strata walls (s), by round: $(printf '[%s] ' "${a_parts[@]}")"
+
+# --- (b) 200 ms provider, 1,000 executions at --jobs 100 -------------------------------------
+b_tot=()
+for r in $(seq "$rounds"); do
+  log "(b) round $r: strata, 2 plans x 500 at --jobs 100, 200 ms provider"
+  b_ns=0 b_exec=0
+  for id in b-1 b-2; do
+    read -r ns ex _ < <(srun "bench-$id" sleep200 "$T/b-ledger-$r.json" 100)
+    b_ns=$((b_ns + ns)) b_exec=$((b_exec + ex))
+  done
+  b_tot+=("$b_ns")
+  rm -f "$T/b-ledger-$r.json"*
+done
+b_med=$(median "${b_tot[@]}")
+b_ideal=$(awk -v n="$b_exec" 'BEGIN { printf "%.3f", int((n + 99) / 100) * 0.2 }')
+echo
+echo "## (b) 200 ms provider, $b_exec executions, 100 at once ($rounds rounds)"
+echo
+echo "| Run | Executions | Median wall (s) | Ideal (s) | Wall/ideal | All rounds (s) |"
+echo "|---|---:|---:|---:|---:|---|"
+echo "| \`strata run --jobs 100\` (2 plans x 500, one ledger) | $b_exec | $(secs "$b_med") | $b_ideal | **$(awk -v t="$b_med" -v i="$b_ideal" 'BEGIN { printf "%.2f", t / 1e9 / i }')x** | $(all_secs "${b_tot[@]}") |"
+echo
+echo "Target: wall/ideal <= 1.1. Ideal = ceil($b_exec / 100) waves x 200 ms."
+
+# --- (c) ledger growth ------------------------------------------------------------------------
+c_rows=() c_ms=()
+for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
+  src=$cache/ledger-$n.json
+  if [ ! -s "$src" ]; then
+    log "(c) generating $src ..."
+    node scripts/bench/make-ledger.mjs "$n" "$src.partial.$$"
+    mv "$src.partial.$$" "$src"  # only a complete file is ever reused
+  fi
+  cp "$src" "$T/c-ledger-$n.json"
+  sync "$T/c-ledger-$n.json"
+  log "(c) 512 executions against $n existing observations"
+  read -r ns ex _ < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  ms=$(awk -v t="$ns" -v e="$ex" 'BEGIN { printf "%.2f", t / 1e6 / e }')
+  c_ms+=("$ms")
+  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms |")
+  if [ "$n" = 99488 ]; then
+    log "(c) resume on the 100,000-observation ledger"
+    read -r r_ns r_ex r_sk < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  fi
+  rm -f "$T/c-ledger-$n.json"*
+done
+echo
+echo "## (c) Cost per completion as the ledger grows (512 executions, trivial provider, --jobs 64)"
+echo
+echo "| Existing observations | Ledger (MiB) | Executed | Wall (s) | ms per completion |"
+echo "|---:|---:|---:|---:|---:|"
+printf '%s\n' "${c_rows[@]}"
+echo
+echo "ms per completion, 99,488 vs 1,000 existing observations: **$(ratio "${c_ms[2]}" "${c_ms[0]}")x** (target <= 1.5)."
+echo
+echo "| Resume on the 100,000-observation ledger (99,488 + 512) | Executed | Skipped | Wall (s) |"
+echo "|---|---:|---:|---:|"
+echo "| same command again | $r_ex | $r_sk | $(secs "$r_ns") |"
+
+# --- (d) peak RSS -----------------------------------------------------------------------------
+# rss <provider> <jobs> <ledger>: prints "<peak RSS KB> <wall ns> <executed>".
+rss() {
+  local start end out
+  start=$(now_ns)
+  out=$(/usr/bin/time -f %M -o "$T/rss" "$strata" run "$T/plan-bench-d-1.json" "$T/suite.json" \
+    --providers "$T/providers-$1.json" --repositories "$T/repos.json" --ledger "$3" --jobs "$2" --text)
+  end=$(now_ns)
+  echo "$(tail -n 1 "$T/rss") $((end - start)) $(sed -n 's/^Executed: //p' <<<"$out")"
+}
+log "(d) 512 x 2 s at --jobs 500"
+read -r d_kb d_ns d_ex < <(rss sleep2000 500 "$T/d-ledger-500.json")
+log "(d) 512 x trivial at --jobs 1"
+read -r d1_kb d1_ns d1_ex < <(rss trivial 1 "$T/d-ledger-1.json")
+echo
+echo "## (d) Peak RSS of strata (512 executions, /usr/bin/time -f %M)"
+echo
+echo "| Run | Executed | Wall (s) | Peak RSS (MiB) |"
+echo "|---|---:|---:|---:|"
+echo "| 2 s provider, \`--jobs 500\` (500 in flight) | $d_ex | $(secs "$d_ns") | $(awk -v k="$d_kb" 'BEGIN { printf "%.1f", k / 1024 }') |"
+echo "| trivial provider, \`--jobs 1\` | $d1_ex | $(secs "$d1_ns") | $(awk -v k="$d1_kb" 'BEGIN { printf "%.1f", k / 1024 }') |"
+echo
+echo "RSS ratio jobs 500 / jobs 1: $(ratio "$d_kb" "$d1_kb")x."
