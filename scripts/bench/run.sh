@@ -214,6 +214,9 @@ echo
 echo "Target: wall/ideal <= 1.1. Ideal = ceil($b_exec / 100) waves x 200 ms."
 
 # --- (c) ledger growth ------------------------------------------------------------------------
+# Each pre-filled ledger is copied, a 512-execution plan runs against the copy, then the same
+# command runs again with everything recorded (executed 0): that resume wall is the fixed cost
+# of reading and indexing the ledger, which the first run also pays before it starts anything.
 c_rows=() c_ms=()
 for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
   src=$cache/ledger-$n.json
@@ -226,27 +229,22 @@ for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
   sync "$T/c-ledger-$n.json"
   log "(c) 512 executions against $n existing observations"
   read -r ns ex _ < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  log "(c) resume on $((n + ex)) observations"
+  read -r r_ns r_ex r_sk < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
   ms=$(awk -v t="$ns" -v e="$ex" 'BEGIN { printf "%.2f", t / 1e6 / e }')
   c_ms+=("$ms")
-  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms |")
-  if [ "$n" = 99488 ]; then
-    log "(c) resume on the 100,000-observation ledger"
-    read -r r_ns r_ex r_sk < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
-  fi
+  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(awk -v t="$ns" -v r="$r_ns" -v e="$ex" 'BEGIN { printf "%.2f", (t - r) / 1e6 / e }') |")
   rm -f "$T/c-ledger-$n.json"*
 done
 echo
 echo "## (c) Cost per completion as the ledger grows (512 executions, trivial provider, --jobs 64)"
 echo
-echo "| Existing observations | Ledger (MiB) | Executed | Wall (s) | ms per completion |"
-echo "|---:|---:|---:|---:|---:|"
+echo "| Existing observations | Ledger before (MiB) | Executed | Wall (s) | ms per completion | Resume wall, same command again (s) | (wall - resume) per completion (ms) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${c_rows[@]}"
 echo
 echo "ms per completion, 99,488 vs 1,000 existing observations: **$(ratio "${c_ms[2]}" "${c_ms[0]}")x** (target <= 1.5)."
-echo
-echo "| Resume on the 100,000-observation ledger (99,488 + 512) | Executed | Skipped | Wall (s) |"
-echo "|---|---:|---:|---:|"
-echo "| same command again | $r_ex | $r_sk | $(secs "$r_ns") |"
+echo "Resume on the 100,000-observation ledger (99,488 + 512, everything recorded): **$(secs "$r_ns") s**."
 
 # --- (d) peak RSS -----------------------------------------------------------------------------
 # rss <provider> <jobs> <ledger>: prints "<peak RSS KB> <wall ns> <executed>".

@@ -20,6 +20,7 @@ void add_seal_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);
 void add_schema_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
+void add_adjudicate_command(CLI::App& app, Action& action);
 
 // --text / --json flags; JSON is the default.
 struct OutputFormat {

@@ -72,3 +72,23 @@ model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size
 }
 
 }  // namespace strata::engine
+
+namespace strata::engine {
+
+model::JudgeRecord judge_record(const exec::ProcessResult& result) {
+  model::JudgeRecord judge;
+  judge.duration_ms = static_cast<double>(result.duration.count());
+  judge.stdout_text = model::sanitize_utf8(result.stdout_data);
+  switch (result.end) {
+    case exec::ProcessEnd::timed_out: judge.status = "timed-out"; break;
+    case exec::ProcessEnd::output_limit: judge.status = "budget-exceeded"; break;
+    case exec::ProcessEnd::spawn_failed:
+    case exec::ProcessEnd::signaled: judge.status = "unavailable"; break;
+    case exec::ProcessEnd::exited:
+      judge.status = result.exit_code != 0 ? "unavailable" : is_one_json_text(judge.stdout_text) ? "completed" : "invalid-output";
+      break;
+  }
+  return judge;
+}
+
+}  // namespace strata::engine

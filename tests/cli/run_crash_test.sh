@@ -112,7 +112,7 @@ done
 echo "crash rounds: $killed killed mid-run, $finished finished before the kill"
 expect_true "[ $killed -ge 1 ]" "at least one run was killed mid-run (else this test proves nothing)"
 
-# Orphaned providers of the killed runs end on their own (they only sleep <= 50 ms).
+# Orphaned providers of the killed runs end on their own (they only sleep <= 250 ms).
 sleep 0.3
 
 run run "${ARGS[@]}" --jobs 16 --json

@@ -11,3 +11,12 @@ namespace strata::engine {
 model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size_t output_limit);
 
 }  // namespace strata::engine
+
+#include "strata/model/adjudication.hpp"
+
+namespace strata::engine {
+
+// The judge's process status (§4.3): non-zero exits and spawn errors are `unavailable`.
+model::JudgeRecord judge_record(const exec::ProcessResult& result);
+
+}  // namespace strata::engine

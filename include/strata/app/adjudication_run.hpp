@@ -1,0 +1,33 @@
+#pragma once
+// `strata adjudicate` (spec §4.2-4.4): judge a batch of a ledger's observations with the
+// independent adjudicator, many at once, checkpointed so an interrupted batch re-run with
+// the same arguments continues without judging anything twice.
+#include <chrono>
+#include <string>
+
+#include "strata/model/adjudication.hpp"
+#include "strata/model/json.hpp"
+
+namespace strata::app {
+
+struct AdjudicationSettings {
+  std::string output_path;
+  model::BatchSelection selection;
+  int jobs = 4;
+  std::chrono::milliseconds kill_grace{2000};
+  bool progress = false;
+};
+
+struct AdjudicationOutcome {
+  bool interrupted = false;
+  model::Json ledger;       // the output ledger (complete runs only)
+  std::string output_path;  // absolute
+  double selected = 0, judged = 0, reused = 0;
+};
+
+// `ledger` and `suite` are parsed artifacts; `provider_config` declares an adjudicator.
+// Throws strata::Error before judging anything when the batch cannot run.
+AdjudicationOutcome run_adjudication(const model::Json& ledger, const model::Json& suite,
+                                     const model::Json& provider_config, const AdjudicationSettings& settings);
+
+}  // namespace strata::app

@@ -1,0 +1,194 @@
+#include "strata/app/adjudication_run.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "strata/engine/attempt_outcome.hpp"
+#include "strata/engine/job_pool.hpp"
+#include "strata/error.hpp"
+#include "strata/exec/bounded_process.hpp"
+#include "strata/exec/command_lookup.hpp"
+#include "strata/model/artifact.hpp"
+#include "strata/model/content_hash.hpp"
+#include "strata/model/json_document.hpp"
+#include "strata/model/json_writer.hpp"
+#include "strata/model/provider_request.hpp"
+#include "strata/store/artifact_file.hpp"
+#include "strata/store/ledger_journal.hpp"
+
+namespace strata::app {
+namespace {
+
+namespace asio = boost::asio;
+using model::Json;
+
+const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+
+// Checkpoint lines: {"source": <judged observation's original hash>, "configuration":
+// <provider config hash>, "observation": <adjudicated observation>}. The valid prefix
+// counts; entries made with another configuration are not reused.
+std::map<std::string, Json> read_checkpoint(const std::string& path, const std::string& configuration,
+                                            std::uint64_t& valid_bytes) {
+  std::map<std::string, Json> judged;
+  valid_bytes = 0;
+  if (!std::filesystem::exists(path)) return judged;
+  const std::string text = store::read_artifact_text(path);
+  const auto& sealed = *model::artifact_spec(model::ArtifactKind::observation).sealed;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) break;
+    try {
+      Json line = model::parse_json(std::string_view(text).substr(start, end - start));
+      Json observation = model::conform(std::move(line["observation"]), sealed);
+      if (model::content_hash(observation) != str(observation["contentHash"])) break;
+      if (line["configuration"] == configuration) judged[str(line["source"])] = std::move(observation);
+    } catch (const std::exception&) {
+      break;
+    }
+    start = end + 1;
+    valid_bytes = start;
+  }
+  return judged;
+}
+
+class AdjudicationRun {
+ public:
+  AdjudicationRun(const Json& ledger, const Json& suite, const Json& config, const AdjudicationSettings& settings)
+      : ledger_(ledger), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
+        settings_(settings), jobs_(io_, settings.jobs, settings.kill_grace) {}
+
+  AdjudicationOutcome run() {
+    prepare();
+    store::LedgerLock lock(settings_.output_path);
+    // Not <output>.journal: that name belongs to strata run when --output is a run ledger.
+    const std::string checkpoint = settings_.output_path + ".adjudication-journal";
+    std::uint64_t valid_bytes = 0;
+    done_ = read_checkpoint(checkpoint, config_hash_, valid_bytes);
+    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint, valid_bytes);
+    std::exception_ptr failure;
+    asio::co_spawn(io_, schedule(), [&failure](std::exception_ptr e) { failure = e; });
+    io_.run();
+    if (failure) std::rethrow_exception(failure);
+    if (jobs_.failure()) throw Error(*jobs_.failure());
+    AdjudicationOutcome outcome;
+    outcome.output_path = std::filesystem::absolute(settings_.output_path).lexically_normal().string();
+    outcome.selected = static_cast<double>(selected_.size());
+    outcome.judged = judged_;
+    outcome.reused = reused_;
+    outcome.interrupted = jobs_.interrupted();
+    if (!outcome.interrupted) {
+      outcome.ledger = write_output();
+      journal_->truncate();
+    }
+    return outcome;
+  }
+
+ private:
+  // Everything that can fail before a judge starts (§4.2, §4.4).
+  void prepare() {
+    const Json& observations = ledger_["observations"];
+    selected_ = model::select_for_adjudication(observations, settings_.selection);
+    const char* path = std::getenv("PATH");
+    command_ = exec::resolve_command(str(adjudicator_["command"]), std::filesystem::current_path().string(), path ? path : "");
+    for (std::size_t index : selected_) {
+      const Json& o = observations[index];
+      const Json* task = model::find_task(suite_, str(o["task"]["taskId"]));
+      if (task == nullptr) throw Error("No task definition exists for " + str(o["task"]["taskId"]) + ".");
+      std::string request = model::compact_json(model::adjudicator_request(o, *task));
+      if (static_cast<double>(request.size()) > adjudicator_["maxInputBytes"].get<double>())
+        throw Error("Adjudicator input limit " + model::compact_json(adjudicator_["maxInputBytes"]) +
+                    " bytes exceeded for " + str(o["task"]["taskId"]) + ".");
+      requests_.push_back(std::move(request));
+    }
+  }
+
+  asio::awaitable<void> schedule() {
+    if (settings_.progress)
+      jobs_.show_progress([this] {
+        return "[" + std::to_string(static_cast<long long>(judged_ + reused_)) + "/" + std::to_string(selected_.size()) +
+               "] judging " + std::to_string(jobs_.running());
+      });
+    const auto wanted = [this](std::size_t k) {
+      if (!done_.count(source_hash(k))) return true;
+      ++reused_;
+      return false;
+    };
+    co_await jobs_.run(selected_.size(), wanted, [this](std::size_t k) { return judge(k); });
+  }
+
+  std::string source_hash(std::size_t k) const { return str(ledger_["observations"][selected_[k]]["contentHash"]); }
+
+  exec::ProcessSpec judge_spec(std::size_t k) const {
+    exec::ProcessSpec spec;
+    spec.program = command_;
+    for (const auto& arg : adjudicator_["args"]) spec.args.push_back(str(arg));
+    std::vector<std::string> names{"PATH", "HOME", "TMPDIR"};
+    for (const auto& name : adjudicator_["envAllowlist"])
+      if (std::find(names.begin(), names.end(), str(name)) == names.end()) names.push_back(str(name));
+    for (const auto& name : names)
+      if (const char* value = std::getenv(name.c_str())) spec.env.push_back(name + "=" + value);
+    spec.working_directory = std::filesystem::current_path().string();
+    spec.stdin_data = requests_[k];
+    spec.timeout = std::chrono::milliseconds(static_cast<long long>(suite_["maxRuntimeMsPerTask"].get<double>()));
+    spec.stdout_limit = static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>());
+    spec.kill_grace = settings_.kill_grace;
+    return spec;
+  }
+
+  asio::awaitable<void> judge(std::size_t k) {
+    exec::ProcessSpec spec = judge_spec(k);
+    const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+    if (jobs_.stopping()) co_return;  // interrupted: judged again on the re-run
+    Json judged = model::adjudicated_observation(ledger_["observations"][selected_[k]], adjudicator_, config_hash_,
+                                                 engine::judge_record(result));
+    const Json line = {{"source", source_hash(k)}, {"configuration", config_hash_}, {"observation", judged}};
+    co_await journal_->append(model::compact_json(line));
+    done_[source_hash(k)] = std::move(judged);
+    ++judged_;
+  }
+
+  Json write_output() {
+    Json observations = ledger_["observations"];
+    for (std::size_t index : selected_) observations[index] = done_.at(str(observations[index]["contentHash"]));
+    Json payload = {{"type", ledger_["type"]},
+                    {"schemaVersion", ledger_["schemaVersion"]},
+                    {"ledgerVersion", ledger_["ledgerVersion"]},
+                    {"observations", std::move(observations)}};
+    Json output = model::create_artifact(model::ArtifactKind::ledger, std::move(payload));
+    store::write_file_atomically(settings_.output_path, model::pretty_json(output) + "\n");
+    return output;
+  }
+
+  const Json& ledger_;
+  const Json& suite_;
+  const Json& adjudicator_;
+  const std::string config_hash_;
+  const AdjudicationSettings& settings_;
+  asio::io_context io_{1};
+  asio::thread_pool fsync_pool_{1};
+  engine::JobPool jobs_;
+  std::unique_ptr<store::JournalWriter> journal_;
+  std::vector<std::size_t> selected_;
+  std::vector<std::string> requests_;
+  std::string command_;
+  std::map<std::string, Json> done_;  // original contentHash -> adjudicated observation
+  double judged_ = 0, reused_ = 0;
+};
+
+}  // namespace
+
+AdjudicationOutcome run_adjudication(const Json& ledger, const Json& suite, const Json& provider_config,
+                                     const AdjudicationSettings& settings) {
+  exec::init_process_runtime();
+  AdjudicationRun run(ledger, suite, provider_config, settings);
+  return run.run();
+}
+
+}  // namespace strata::app

@@ -1,0 +1,88 @@
+// strata adjudicate <ledger> <suite> --adjudicator P --output O [--run-id] [--offset] [--limit] [--jobs]
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "strata/app/adjudication_run.hpp"
+
+namespace strata::cli {
+namespace {
+
+using model::ArtifactKind;
+using model::Json;
+
+struct AdjudicateOptions {
+  std::string ledger, suite, adjudicator, output, run_id, offset, limit;
+  int jobs = 4;
+  int kill_grace_ms = 2000;
+  OutputFormat format;
+};
+
+// --limit/--offset take JavaScript Number() text, as the reference does ("1e1" is 10).
+std::optional<double> count_option(const std::string& text, bool positive) {
+  if (text.empty()) return std::nullopt;
+  const double value = model::javascript_number(text);
+  const bool ok = std::isfinite(value) && std::trunc(value) == value && value >= (positive ? 1 : 0);
+  if (!ok)
+    throw Error(positive ? "Adjudication limit must be a positive integer."
+                         : "Adjudication offset must be a non-negative integer.");
+  return value;
+}
+
+int adjudicate(const AdjudicateOptions& options) {
+  if (options.suite.empty() || options.adjudicator.empty() || options.output.empty())
+    throw Error("Study adjudication requires a task suite, --adjudicator with an adjudicator, and --output.");
+  app::AdjudicationSettings settings;
+  settings.selection.limit = count_option(options.limit, true);
+  settings.selection.offset = count_option(options.offset, false);
+  if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
+  const Json ledger = load_artifact(ArtifactKind::ledger, options.ledger);
+  const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
+  const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
+  if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");
+  settings.output_path = options.output;
+  settings.jobs = options.jobs;
+  settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
+  settings.progress = ::isatty(2) == 1;
+  const app::AdjudicationOutcome outcome = app::run_adjudication(ledger, suite, config, settings);
+  if (outcome.interrupted) {
+    std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
+                 outcome.judged + outcome.reused, outcome.selected);
+    return 130;
+  }
+  if (options.format.text) {
+    print_lines({"Adjudicated observations: " + std::to_string(outcome.ledger["observations"].size()),
+                 "Ledger: " + outcome.output_path, "Content hash: " + outcome.ledger["contentHash"].get<std::string>()});
+  } else {
+    print_json(Json{{"ok", true}, {"ledger", outcome.ledger}});
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_adjudicate_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<AdjudicateOptions>();
+  auto* sub = app.add_subcommand("adjudicate", "Judge a batch of a ledger's observations with the independent adjudicator");
+  sub->add_option("ledger", options->ledger, "The observation ledger to judge (never modified)")->required();
+  sub->add_option("suite", options->suite, "The task suite (sealed JSON)");
+  sub->add_option("--adjudicator", options->adjudicator, "Provider CLI config that declares the adjudicator");
+  sub->add_option("--output", options->output, "Where to write the adjudicated ledger");
+  sub->add_option("--run-id", options->run_id, "Only observations of this run");
+  sub->add_option("--offset", options->offset, "Skip this many selected observations first");
+  sub->add_option("--limit", options->limit, "Judge at most this many observations");
+  sub->add_option("--jobs", options->jobs, "Judgements in flight at once")->check(CLI::Range(1, 4096));
+  sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000));
+  add_format_flags(*sub, options->format);
+  sub->footer(
+      "Unselected observations are carried over byte-identically; failed judgements are recorded as pending.\n"
+      "Each judgement is made durable in <output>.adjudication-journal first: re-running the same command after\n"
+      "an interruption continues without judging anything twice.\n"
+      "Exit status: 0 done, 2 error, 130 interrupted.");
+  sub->callback([&action, options] { action = [options] { return adjudicate(*options); }; });
+}
+
+}  // namespace strata::cli
