@@ -136,15 +136,17 @@ PY
   "$strata" seal run-plan "$T/plan-$1.payload.json" -o "$T/plan-$1.json" >/dev/null
 }
 
-# srun <runId> <provider> <ledger> <jobs>: one strata run; prints "<wall ns> <executed> <skipped>".
+# srun <runId> <provider> <ledger> <jobs>: one strata run under /usr/bin/time; prints
+# "<wall ns> <executed> <skipped> <peak RSS KB>".
 srun() {
   local start end out
   start=$(now_ns)
-  out=$("$strata" run "$T/plan-$1.json" "$T/suite.json" --providers "$T/providers-$2.json" \
-    --repositories "$T/repos.json" --ledger "$3" --jobs "$4" --text)
+  out=$(/usr/bin/time -f %M -o "$T/rss" "$strata" run "$T/plan-$1.json" "$T/suite.json" \
+    --providers "$T/providers-$2.json" --repositories "$T/repos.json" --ledger "$3" --jobs "$4" --text)
   end=$(now_ns)
-  echo "$((end - start)) $(sed -n 's/^Executed: //p' <<<"$out") $(sed -n 's/^Skipped: //p' <<<"$out")"
+  echo "$((end - start)) $(sed -n 's/^Executed: //p' <<<"$out") $(sed -n 's/^Skipped: //p' <<<"$out") $(tail -n 1 "$T/rss")"
 }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }  # KB -> MiB
 
 for id in a-1 a-2 a-3 a-4 c-1 d-1; do make_plan "bench-$id" 512; done
 for id in b-1 b-2; do make_plan "bench-$id" 500; done
@@ -228,44 +230,35 @@ for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
   cp "$src" "$T/c-ledger-$n.json"
   sync "$T/c-ledger-$n.json"
   log "(c) 512 executions against $n existing observations"
-  read -r ns ex _ < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  read -r ns ex _ kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
   log "(c) resume on $((n + ex)) observations"
-  read -r r_ns r_ex r_sk < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  read -r r_ns r_ex r_sk r_kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
   ms=$(awk -v t="$ns" -v e="$ex" 'BEGIN { printf "%.2f", t / 1e6 / e }')
   c_ms+=("$ms")
-  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(awk -v t="$ns" -v r="$r_ns" -v e="$ex" 'BEGIN { printf "%.2f", (t - r) / 1e6 / e }') |")
+  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(awk -v t="$ns" -v r="$r_ns" -v e="$ex" 'BEGIN { printf "%.2f", (t - r) / 1e6 / e }') | $(mib "$kb") / $(mib "$r_kb") |")
   rm -f "$T/c-ledger-$n.json"*
 done
 echo
 echo "## (c) Cost per completion as the ledger grows (512 executions, trivial provider, --jobs 64)"
 echo
-echo "| Existing observations | Ledger before (MiB) | Executed | Wall (s) | ms per completion | Resume wall, same command again (s) | (wall - resume) per completion (ms) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+echo "| Existing observations | Ledger before (MiB) | Executed | Wall (s) | ms per completion | Resume wall, same command again (s) | (wall - resume) per completion (ms) | Peak RSS run / resume (MiB) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${c_rows[@]}"
 echo
 echo "ms per completion, 99,488 vs 1,000 existing observations: **$(ratio "${c_ms[2]}" "${c_ms[0]}")x** (target <= 1.5)."
 echo "Resume on the 100,000-observation ledger (99,488 + 512, everything recorded): **$(secs "$r_ns") s**."
 
 # --- (d) peak RSS -----------------------------------------------------------------------------
-# rss <provider> <jobs> <ledger>: prints "<peak RSS KB> <wall ns> <executed>".
-rss() {
-  local start end out
-  start=$(now_ns)
-  out=$(/usr/bin/time -f %M -o "$T/rss" "$strata" run "$T/plan-bench-d-1.json" "$T/suite.json" \
-    --providers "$T/providers-$1.json" --repositories "$T/repos.json" --ledger "$3" --jobs "$2" --text)
-  end=$(now_ns)
-  echo "$(tail -n 1 "$T/rss") $((end - start)) $(sed -n 's/^Executed: //p' <<<"$out")"
-}
 log "(d) 512 x 2 s at --jobs 500"
-read -r d_kb d_ns d_ex < <(rss sleep2000 500 "$T/d-ledger-500.json")
+read -r d_ns d_ex _ d_kb < <(srun bench-d-1 sleep2000 "$T/d-ledger-500.json" 500)
 log "(d) 512 x trivial at --jobs 1"
-read -r d1_kb d1_ns d1_ex < <(rss trivial 1 "$T/d-ledger-1.json")
+read -r d1_ns d1_ex _ d1_kb < <(srun bench-d-1 trivial "$T/d-ledger-1.json" 1)
 echo
 echo "## (d) Peak RSS of strata (512 executions, /usr/bin/time -f %M)"
 echo
 echo "| Run | Executed | Wall (s) | Peak RSS (MiB) |"
 echo "|---|---:|---:|---:|"
-echo "| 2 s provider, \`--jobs 500\` (500 in flight) | $d_ex | $(secs "$d_ns") | $(awk -v k="$d_kb" 'BEGIN { printf "%.1f", k / 1024 }') |"
-echo "| trivial provider, \`--jobs 1\` | $d1_ex | $(secs "$d1_ns") | $(awk -v k="$d1_kb" 'BEGIN { printf "%.1f", k / 1024 }') |"
+echo "| 2 s provider, \`--jobs 500\` (500 in flight) | $d_ex | $(secs "$d_ns") | $(mib "$d_kb") |"
+echo "| trivial provider, \`--jobs 1\` | $d1_ex | $(secs "$d1_ns") | $(mib "$d1_kb") |"
 echo
 echo "RSS ratio jobs 500 / jobs 1: $(ratio "$d_kb" "$d1_kb")x."
