@@ -25,8 +25,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/../.."  # repo root
 build=${1:-build}
-strata=$(realpath "$build/strata")
-[ -x "$strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
+[ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
 for tool in cc python3 node xargs /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
 done
@@ -34,6 +33,9 @@ FIX=/work/shared/fixtures/doc-bridge
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/strata-run-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+# A private copy, so a rebuild in the middle of the benchmark cannot swap the binary under it.
+cp "$build/strata" "$T/strata"
+strata=$T/strata
 cache=${TMPDIR:-/tmp}/strata-bench
 mkdir -p "$cache"
 
@@ -159,7 +161,7 @@ log "captured request: $req_bytes bytes"
 
 echo "# strata run benchmark"
 echo
-echo "strata: $strata (built $(date -r "$strata" '+%F %T'), tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "strata: $build/strata (built $(date -r "$build/strata" '+%F %T'), tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores, load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- (a) trivial provider, 2,048 executions ----------------------------------------------------
 # Rounds alternate strata and xargs so drift on a shared machine hits both; each strata round
@@ -262,3 +264,5 @@ echo "| 2 s provider, \`--jobs 500\` (500 in flight) | $d_ex | $(secs "$d_ns") |
 echo "| trivial provider, \`--jobs 1\` | $d1_ex | $(secs "$d1_ns") | $(mib "$d1_kb") |"
 echo
 echo "RSS ratio jobs 500 / jobs 1: $(ratio "$d_kb" "$d1_kb")x."
+echo
+echo "Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,28 @@
+#pragma once
+// URL rules of the model-call boundary (usage-boundary spec §1.3): parsing an HTTP(S) base
+// URL, the lexical loopback test, and the chat-completions endpoint. Pure: no DNS.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace strata::net {
+
+struct Url {
+  std::string scheme;  // lower-case "http" or "https"
+  std::string host;    // lower-case, IPv6 without brackets
+  std::string port;    // decimal text; the scheme default when absent
+  std::string target;  // path, "/" when empty
+  bool has_userinfo = false, has_query = false, has_fragment = false;
+};
+
+// Parses an absolute http(s) URL. nullopt when host or port cannot be extracted or the
+// scheme is not http/https.
+std::optional<Url> parse_url(std::string_view text);
+
+// localhost, 127.0.0.0/8 or ::1, decided on the text alone (no DNS).
+bool is_loopback_host(std::string_view host);
+
+// base URL without trailing '/', plus "/chat/completions" unless it already ends so.
+std::string chat_completions_endpoint(std::string_view base_url);
+
+}  // namespace strata::net
