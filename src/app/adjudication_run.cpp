@@ -14,6 +14,7 @@
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
+#include "strata/exec/child_environment.hpp"
 #include "strata/exec/command_lookup.hpp"
 #include "strata/model/artifact.hpp"
 #include "strata/model/content_hash.hpp"
@@ -129,11 +130,7 @@ class AdjudicationRun {
     exec::ProcessSpec spec;
     spec.program = command_;
     for (const auto& arg : adjudicator_["args"]) spec.args.push_back(str(arg));
-    std::vector<std::string> names{"PATH", "HOME", "TMPDIR"};
-    for (const auto& name : adjudicator_["envAllowlist"])
-      if (std::find(names.begin(), names.end(), str(name)) == names.end()) names.push_back(str(name));
-    for (const auto& name : names)
-      if (const char* value = std::getenv(name.c_str())) spec.env.push_back(name + "=" + value);
+    spec.env = exec::allowlisted_environment(adjudicator_["envAllowlist"].get<std::vector<std::string>>());
     spec.working_directory = std::filesystem::current_path().string();
     spec.stdin_data = requests_[k];
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(suite_["maxRuntimeMsPerTask"].get<double>()));

@@ -20,6 +20,7 @@
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
+#include "strata/exec/child_environment.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_writer.hpp"
@@ -47,14 +48,9 @@ std::string now_iso8601() {
   return text;
 }
 
-// PATH, HOME, TMPDIR and the allowlist (deduplicated, in that order), each only if set.
+// The allowlisted environment plus the session id of this attempt.
 std::vector<std::string> child_environment(const Json& provider, const std::string& session) {
-  std::vector<std::string> names{"PATH", "HOME", "TMPDIR"};
-  for (const auto& name : provider["envAllowlist"])
-    if (std::find(names.begin(), names.end(), str(name)) == names.end()) names.push_back(str(name));
-  std::vector<std::string> env;
-  for (const auto& name : names)
-    if (const char* value = std::getenv(name.c_str())) env.push_back(name + "=" + value);
+  std::vector<std::string> env = exec::allowlisted_environment(provider["envAllowlist"].get<std::vector<std::string>>());
   env.push_back("DOC_BRIDGE_STUDY_SESSION_ID=" + session);
   return env;
 }

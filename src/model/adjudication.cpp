@@ -7,7 +7,7 @@
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
 #include "strata/model/cost.hpp"
-#include "strata/model/json_document.hpp"
+#include "strata/model/json_access.hpp"
 #include "strata/model/payload_shapes.hpp"
 #include "strata/model/shape.hpp"
 
@@ -18,8 +18,6 @@ constexpr const char* kMethod = "independent-rubric-v1";
 constexpr const char* kSuccessReason =
     "Independent adjudicator evaluated the anonymized bounded candidate record against the task rubric.";
 const char* const kOutcomes[] = {"success", "partial", "incorrect", "incomplete", "blocked"};
-
-Json or_null(const Json& object, const char* key) { return object.contains(key) ? object[key] : Json(nullptr); }
 
 // V-final rubric split: plain items per outcome, items with a mechanical check apart.
 void add_rubric(Json& task_view, const Json& rubric) {
@@ -51,16 +49,16 @@ Json candidate(const Json& observation, const Json& task) {
   const bool measured = measurements.contains("acceptanceChecksPassed") && measurements.contains("acceptanceChecksTotal") &&
                         measurements.contains("acceptanceChecksExecuted");
   const Json& execution = observation["execution"];
-  return Json{{"taskOutcome", or_null(observation, "taskOutcome")},
-              {"evidenceQuality", or_null(observation, "evidenceQuality")},
-              {"safetyOutcome", or_null(observation, "safetyOutcome")},
+  return Json{{"taskOutcome", member_or_null(observation, "taskOutcome")},
+              {"evidenceQuality", member_or_null(observation, "evidenceQuality")},
+              {"safetyOutcome", member_or_null(observation, "safetyOutcome")},
               {"evidenceIds", evidence},
               {"evidenceCoverage", {{"required", required}, {"referenceCount", static_cast<double>(evidence.size())}}},
               {"acceptanceExecution",
                {{"status", execution["status"]},
-                {"passed", or_null(measurements, "acceptanceChecksPassed")},
-                {"total", or_null(measurements, "acceptanceChecksTotal")},
-                {"executed", or_null(measurements, "acceptanceChecksExecuted")},
+                {"passed", member_or_null(measurements, "acceptanceChecksPassed")},
+                {"total", member_or_null(measurements, "acceptanceChecksTotal")},
+                {"executed", member_or_null(measurements, "acceptanceChecksExecuted")},
                 {"measurementPresent", measured}}},
               {"measurements", measurements},
               {"execution",
@@ -68,17 +66,6 @@ Json candidate(const Json& observation, const Json& task) {
                 {"responseBytes", execution["responseBytes"]}}}};
 }
 
-std::optional<Json> valid_response(const std::string& text) {
-  try {
-    return conform(parse_json(text), adjudicator_response_shape());
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-std::optional<double> number_member(const Json& object, const char* key) {
-  return object.contains(key) ? std::optional<double>(object[key].get<double>()) : std::nullopt;
-}
 
 void add_judge_measurements(Json& measurements, const Json& response, const Json& adjudicator) {
   const Json reported = response.value("measurements", Json::object());  // named: items() must not dangle
@@ -90,10 +77,7 @@ void add_judge_measurements(Json& measurements, const Json& response, const Json
   if (response.value("tokenMethod", "") == "provider" && input && output)
     measurements["adjudicatorTokenCostUnits"] = *input + *output;
   if (adjudicator.contains("pricing")) {
-    const Json& p = adjudicator["pricing"];
-    const Pricing pricing{p["inputPerMillionUsd"].get<double>(), p["cachedInputPerMillionUsd"].get<double>(),
-                          p["outputPerMillionUsd"].get<double>()};
-    if (auto cost = cost_usd(pricing, input, number_member(reported, "cachedInputTokens"), output))
+    if (auto cost = cost_usd(pricing_from(adjudicator["pricing"]), input, number_member(reported, "cachedInputTokens"), output))
       measurements["adjudicatorCostUsd"] = *cost;
   }
 }
@@ -126,7 +110,7 @@ Json adjudicated_observation(Json observation, const Json& adjudicator, const st
   Json measurements = observation.value("measurements", Json::object());
   measurements["adjudicatorLatencyMs"] = judge.duration_ms;
   Json adjudication = {{"status", "pending"}, {"actor", adjudicator["id"]}, {"method", kMethod}};
-  const std::optional<Json> response = judge.status == "completed" ? valid_response(judge.stdout_text) : std::nullopt;
+  const std::optional<Json> response = judge.status == "completed" ? conformed_text(judge.stdout_text, adjudicator_response_shape()) : std::nullopt;
   if (judge.status != "completed") {
     adjudication["reason"] = "Independent adjudicator " + judge.status + ".";
   } else if (!response) {

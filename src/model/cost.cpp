@@ -6,6 +6,11 @@
 
 namespace strata::model {
 
+Pricing pricing_from(const Json& pricing) {
+  return Pricing{pricing["inputPerMillionUsd"].get<double>(), pricing["cachedInputPerMillionUsd"].get<double>(),
+                 pricing["outputPerMillionUsd"].get<double>()};
+}
+
 std::optional<double> cost_usd(const Pricing& pricing, std::optional<double> input_tokens,
                                std::optional<double> cached_input_tokens, std::optional<double> output_tokens) {
   if (!input_tokens || !output_tokens) return std::nullopt;

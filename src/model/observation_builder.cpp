@@ -6,7 +6,7 @@
 #include "strata/model/artifact.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/cost.hpp"
-#include "strata/model/json_document.hpp"
+#include "strata/model/json_access.hpp"
 #include "strata/model/payload_shapes.hpp"
 #include "strata/model/shape.hpp"
 
@@ -17,20 +17,6 @@ constexpr const char* kRubricActor = "deterministic-rubric-v1";
 constexpr const char* kRubricReason =
     "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.";
 
-// The provider's response if stdout is one JSON text of the response shape, else nullopt.
-std::optional<Json> parse_response(const std::string& stdout_text) {
-  try {
-    return conform(parse_json(stdout_text), provider_response_shape());
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
-
-std::optional<double> number_member(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end()) return std::nullopt;
-  return it->get<double>();
-}
 
 Json observation_head(const ObservationInputs& in) {
   const Json& plan = *in.plan;
@@ -74,10 +60,7 @@ Json measurements_of(const Json& response, const ObservationInputs& in) {
   if (response.value("tokenMethod", "") == "provider" && input && output)
     measurements["providerTokenCostUnits"] = *input + *output;
   if (in.provider != nullptr && in.provider->contains("pricing")) {
-    const Json& p = (*in.provider)["pricing"];
-    const Pricing pricing{p["inputPerMillionUsd"].get<double>(), p["cachedInputPerMillionUsd"].get<double>(),
-                          p["outputPerMillionUsd"].get<double>()};
-    if (auto cost = cost_usd(pricing, input, number_member(measurements, "cachedInputTokens"), output))
+    if (auto cost = cost_usd(pricing_from((*in.provider)["pricing"]), input, number_member(measurements, "cachedInputTokens"), output))
       measurements["agentCostUsd"] = *cost;
   }
   return measurements;
@@ -99,7 +82,8 @@ std::string execution_key(const Json& task) {
 
 Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt_in) {
   AttemptRecord attempt = attempt_in;
-  std::optional<Json> parsed = parse_response(attempt.stdout_text);
+  // The provider's response if stdout is one JSON text of the response shape.
+  std::optional<Json> parsed = conformed_text(attempt.stdout_text, provider_response_shape());
   if (attempt.status == "completed" && !parsed) {
     attempt.status = "invalid-output";
     attempt.error_code = "invalid-metrics";

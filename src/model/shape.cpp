@@ -4,6 +4,7 @@
 
 #include "strata/error.hpp"
 #include "strata/model/ecmascript_number.hpp"
+#include "strata/model/json_document.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/model/utf.hpp"
 
@@ -219,6 +220,14 @@ Json conform(Json value, const Shape& s, const JsonPath& path) {
 }
 
 Json conform(Json value, const Shape& shape) { return conform(std::move(value), shape, JsonPath{}); }
+
+std::optional<Json> conformed_text(std::string_view text, const Shape& shape) {
+  try {
+    return conform(parse_json(text), shape);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
 
 ShapePtr text(TextRule rule) {
   Shape s;

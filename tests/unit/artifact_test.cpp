@@ -12,20 +12,10 @@
 
 using namespace strata::model;
 using strata::test::fixture;
+using strata::test::error_of;
 using strata::test::payload_of;
 
 namespace {
-
-// The message of the error an operation throws, or "no error".
-template <class F>
-std::string error_of(F&& operation) {
-  try {
-    operation();
-  } catch (const strata::Error& e) {
-    return e.describe();
-  }
-  return "no error";
-}
 
 Json provider_payload() {
   return parse_json(R"({"type":"study-provider-cli-config","schemaVersion":1,"configVersion":"example-v1",

@@ -3,11 +3,14 @@
 #include <functional>
 #include <string>
 
+#include "fixture.hpp"
 #include "strata/error.hpp"
 #include "strata/model/cm_packet.hpp"
 
 using namespace strata::model;
 using namespace strata::model::cm;
+
+using strata::test::message_of;
 
 namespace {
 
@@ -16,17 +19,8 @@ const char* kPacket = R"({"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety bo
   "dynamic_packet":{"workflow":"cm-prd","stage":"design_generation","role":"planner","objective":"DO_NOT_LOG_DYNAMIC create one plan",
   "identifiers":{"feature":"1.fixture"},"constraints":["no implementation"],"expected_output":"plan"}})";
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const strata::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 std::string packet_error(const std::string& text) {
-  return error_of([&] { role_messages(parse_strict(text, "stdin"), "cm-prd", "design_generation", "planner"); });
+  return message_of([&] { role_messages(parse_strict(text, "stdin"), "cm-prd", "design_generation", "planner"); });
 }
 
 std::string with_dynamic(const std::string& field, const std::string& value) {
@@ -44,20 +38,20 @@ TEST_CASE("usage-boundary case 33: the exact request body", "[cm]") {
 }
 
 TEST_CASE("usage-boundary cases 18-24: strict JSON with the boundary's messages", "[cm]") {
-  CHECK(error_of([] { parse_strict(R"({"stable_prefix":)", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
-  CHECK(error_of([] { parse_strict(R"({} x)", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
-  CHECK(error_of([] { parse_strict(R"({"t":NaN})", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
-  CHECK(error_of([] { parse_strict(R"({"t":-Infinity})", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
-  CHECK(error_of([] { parse_strict(R"([1e400])", "stdin"); }) == "stdin must contain strict JSON numbers");
-  CHECK(error_of([] { parse_strict(R"(["\ud800"])", "stdin"); }) == "stdin must contain valid Unicode");
-  CHECK(error_of([] { parse_strict("[\"\xFF\"]", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
-  CHECK(error_of([] { parse_strict("\xEF\xBB\xBF{}", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict(R"({"stable_prefix":)", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict(R"({} x)", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict(R"({"t":NaN})", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict(R"({"t":-Infinity})", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict(R"([1e400])", "stdin"); }) == "stdin must contain strict JSON numbers");
+  CHECK(message_of([] { parse_strict(R"(["\ud800"])", "stdin"); }) == "stdin must contain valid Unicode");
+  CHECK(message_of([] { parse_strict("[\"\xFF\"]", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
+  CHECK(message_of([] { parse_strict("\xEF\xBB\xBF{}", "stdin"); }) == "stdin is not valid strict UTF-8 JSON");
   const auto nested = [](int n, const std::string& inner) { return std::string(n, '[') + inner + std::string(n, ']'); };
-  CHECK(error_of([&] { parse_strict(nested(128, "0"), "stdin"); }) == "no error");
-  CHECK(error_of([&] { parse_strict(nested(129, "0"), "stdin"); }) == "stdin exceeds the maximum JSON nesting depth");
-  CHECK(error_of([&] { parse_strict(nested(129, ""), "stdin"); }) == "no error");
-  CHECK(error_of([&] { parse_strict(nested(130, ""), "stdin"); }) == "stdin exceeds the maximum JSON nesting depth");
-  CHECK(error_of([&] { parse_strict(nested(5000, "0"), "provider response"); }) ==
+  CHECK(message_of([&] { parse_strict(nested(128, "0"), "stdin"); }) == "no error");
+  CHECK(message_of([&] { parse_strict(nested(129, "0"), "stdin"); }) == "stdin exceeds the maximum JSON nesting depth");
+  CHECK(message_of([&] { parse_strict(nested(129, ""), "stdin"); }) == "no error");
+  CHECK(message_of([&] { parse_strict(nested(130, ""), "stdin"); }) == "stdin exceeds the maximum JSON nesting depth");
+  CHECK(message_of([&] { parse_strict(nested(5000, "0"), "provider response"); }) ==
         "provider response exceeds the maximum JSON nesting depth");
   CHECK(packet_error(nested(128, "0")) == "role packet requires only stable_prefix and dynamic_packet");
   CHECK(packet_error(with_dynamic("context", "{\"nested\":" + nested(256, "0") + "}")) ==
@@ -102,11 +96,11 @@ TEST_CASE("the dynamic packet is canonical Python JSON", "[cm]") {
 
 TEST_CASE("usage-boundary case 53: text extraction messages", "[cm]") {
   CHECK(completion_text(Json::parse(R"({"choices":[{"message":{"content":""}}]})")) == "");
-  CHECK(error_of([] { completion_text(Json::parse(R"({"choices":[]})")); }) == "provider response has no completion choice");
-  CHECK(error_of([] { completion_text(Json::parse(R"({"choices":[1]})")); }) == "provider response has no completion choice");
-  CHECK(error_of([] { completion_text(Json::parse(R"({"choices":[{"message":null}]})")); }) ==
+  CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[]})")); }) == "provider response has no completion choice");
+  CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[1]})")); }) == "provider response has no completion choice");
+  CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[{"message":null}]})")); }) ==
         "provider response has no completion message");
-  CHECK(error_of([] { completion_text(Json::parse(R"({"choices":[{"message":{"content":null}}]})")); }) ==
+  CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[{"message":{"content":null}}]})")); }) ==
         "provider response content is not text");
 }
 

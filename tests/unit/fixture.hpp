@@ -1,5 +1,6 @@
 #pragma once
 // Test helpers: the doc-bridge fixtures from ../shared and small artifact edits.
+#include <functional>
 #include <string>
 
 #include "strata/model/json.hpp"
@@ -8,6 +9,12 @@ namespace strata::test {
 
 std::string fixture_path(const std::string& name);
 model::Json fixture(const std::string& name);
+
+// The message of the strata::Error an operation throws (with its location when it has
+// one), or "no error".
+std::string error_of(const std::function<void()>& operation);
+// The same without the location: just the message.
+std::string message_of(const std::function<void()>& operation);
 
 // The payload of a sealed artifact (seal members removed), for re-sealing edited copies.
 model::Json payload_of(model::Json sealed);

@@ -15,6 +15,8 @@
 using namespace strata::model;
 using strata::test::fixture;
 
+using strata::test::message_of;
+
 namespace {
 
 const Json& plan() {
@@ -52,15 +54,6 @@ AttemptRecord printed(const std::string& stdout_text) {
   return strata::engine::attempt_record(r, 256);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const strata::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 }  // namespace
 
 TEST_CASE("spec 6 case 34: a provider's metrics become the observation", "[observation]") {
@@ -95,7 +88,7 @@ TEST_CASE("spec 6 case 35: caller-supplied context tokens", "[observation]") {
   CHECK(o["contextTokens"] == 29);
   CHECK(o["contextTokenMethod"] == "provider");
   in.context_token_method.reset();
-  CHECK(error_of([&] { build_observation(in, printed("{}")); }) ==
+  CHECK(message_of([&] { build_observation(in, printed("{}")); }) ==
         "Context token counts require a provider or estimate method.");
 }
 
@@ -147,7 +140,7 @@ TEST_CASE("a failed process that printed valid metrics still contributes them", 
 }
 
 TEST_CASE("token counts without a method make the observation invalid", "[observation]") {
-  CHECK(error_of([] { build_observation(inputs(), printed(R"({"inputTokens":3})")); }) ==
+  CHECK(message_of([] { build_observation(inputs(), printed(R"({"inputTokens":3})")); }) ==
         "Token counts require a provider or estimate method.");
 }
 
@@ -178,11 +171,11 @@ TEST_CASE("spec 6 cases 46, 47, 50: upsert and the plan-hash guard", "[observati
   CHECK(index.upsert(o) == LedgerIndex::Upsert::unchanged);
   CHECK(index.has_execution(recorded()));
   const Json other = build_observation(inputs(), printed(R"({"reworkCount":1})"));
-  CHECK(error_of([&] { index.upsert(other); }) ==
+  CHECK(message_of([&] { index.upsert(other); }) ==
         "Observation phase-7-canonical-metrics-01 already exists with different contents.");
 
   LedgerIndex other_plan(plan()["runId"].get<std::string>(), std::string(64, 'b'));
-  CHECK(error_of([&] { other_plan.add_existing(o); }) ==
+  CHECK(message_of([&] { other_plan.add_existing(o); }) ==
         "Ledger already contains run phase-7-canonical-metrics-01 with a different plan hash.");
   // Difficulty and category are not part of the skip key.
   Json without_difficulty = recorded();

@@ -2,6 +2,8 @@
 // The cost formula of spec §3.9.
 #include <optional>
 
+#include "strata/model/json.hpp"
+
 namespace strata::model {
 
 struct Pricing {
@@ -9,6 +11,9 @@ struct Pricing {
   double cached_input_per_million = 0;
   double output_per_million = 0;
 };
+
+// The rates of a validated `pricing` object of a provider or adjudicator entry.
+Pricing pricing_from(const Json& pricing);
 
 // USD cost rounded like ECMAScript toFixed(8); nullopt when a token count is missing.
 std::optional<double> cost_usd(const Pricing& pricing, std::optional<double> input_tokens,

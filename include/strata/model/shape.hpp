@@ -94,6 +94,9 @@ Field defaulted(std::string name, ShapePtr shape, Json default_value);
 Json conform(Json value, const Shape& shape, const JsonPath& path);
 Json conform(Json value, const Shape& shape);
 
+// The JSON text parsed and conformed to `shape`, or nullopt when either step fails.
+std::optional<Json> conformed_text(std::string_view text, const Shape& shape);
+
 // The JSON Schema (draft 2020-12 vocabulary) describing the shape.
 Json json_schema(const Shape& shape);
 
