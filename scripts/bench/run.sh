@@ -149,6 +149,8 @@ srun() {
   echo "$((end - start)) $(sed -n 's/^Executed: //p' <<<"$out") $(sed -n 's/^Skipped: //p' <<<"$out") $(tail -n 1 "$T/rss")"
 }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }  # KB -> MiB
+# expect <got> <want> <what>: a strata run that failed or did other work than planned aborts the bench.
+expect() { [ "${1:-}" = "$2" ] || { echo "bench: $3: expected $2, got '${1:-}' (strata run failed?)" >&2; exit 1; }; }
 
 for id in a-1 a-2 a-3 a-4 c-1 d-1; do make_plan "bench-$id" 512; done
 for id in b-1 b-2; do make_plan "bench-$id" 500; done
@@ -156,6 +158,7 @@ make_plan bench-dump 4
 
 # One real request, captured from the provider's stdin (also warms the caches).
 srun bench-dump dump "$T/dump-ledger.json" 1 >/dev/null
+[ -s "$T/req.json" ] || { echo "bench: no request captured (strata run failed?)" >&2; exit 1; }
 req_bytes=$(stat -c %s "$T/req.json")
 log "captured request: $req_bytes bytes"
 
@@ -172,6 +175,7 @@ for r in $(seq "$rounds"); do
   a_ns=0 a_exec=0 parts=()
   for id in a-1 a-2 a-3 a-4; do
     read -r ns ex _ < <(srun "bench-$id" trivial "$T/a-ledger-$r.json" 64)
+    expect "$ex" 512 "(a) executed"
     a_ns=$((a_ns + ns)) a_exec=$((a_exec + ex)) parts+=("$(secs "$ns")")
   done
   a_tot+=("$a_ns") a_parts+=("${parts[*]}")
@@ -201,6 +205,7 @@ for r in $(seq "$rounds"); do
   b_ns=0 b_exec=0
   for id in b-1 b-2; do
     read -r ns ex _ < <(srun "bench-$id" sleep200 "$T/b-ledger-$r.json" 100)
+    expect "$ex" 500 "(b) executed"
     b_ns=$((b_ns + ns)) b_exec=$((b_exec + ex))
   done
   b_tot+=("$b_ns")
@@ -235,6 +240,7 @@ for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
   read -r ns ex _ kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
   log "(c) resume on $((n + ex)) observations"
   read -r r_ns r_ex r_sk r_kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
+  expect "$ex $r_ex $r_sk" "512 0 512" "(c) executed, resumed executed and skipped"
   ms=$(awk -v t="$ns" -v e="$ex" 'BEGIN { printf "%.2f", t / 1e6 / e }')
   c_ms+=("$ms")
   c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(awk -v t="$ns" -v r="$r_ns" -v e="$ex" 'BEGIN { printf "%.2f", (t - r) / 1e6 / e }') | $(mib "$kb") / $(mib "$r_kb") |")
@@ -255,6 +261,7 @@ log "(d) 512 x 2 s at --jobs 500"
 read -r d_ns d_ex _ d_kb < <(srun bench-d-1 sleep2000 "$T/d-ledger-500.json" 500)
 log "(d) 512 x trivial at --jobs 1"
 read -r d1_ns d1_ex _ d1_kb < <(srun bench-d-1 trivial "$T/d-ledger-1.json" 1)
+expect "$d_ex $d1_ex" "512 512" "(d) executed"
 echo
 echo "## (d) Peak RSS of strata (512 executions, /usr/bin/time -f %M)"
 echo

@@ -25,6 +25,13 @@ void add_usage_command(CLI::App& app, Action& action);
 void add_usage_log_command(CLI::App& usage, Action& action);     // usage_log_command.cpp
 void add_usage_report_command(CLI::App& usage, Action& action);  // usage_report_command.cpp
 
+void add_call_command(CLI::App& app, Action& action);
+
+// The name messages carry: "strata <command>", or the drop-in name the binary was
+// invoked as (cm-openai-compatible-call, cm-log-event, cm-usage-report).
+std::string program_name(const std::string& command);
+void set_drop_in_name(const std::string& name);
+
 // --text / --json flags; JSON is the default.
 struct OutputFormat {
   bool text = false;

@@ -14,6 +14,19 @@ void add_format_flags(CLI::App& command, OutputFormat& format) {
 }
 
 namespace {
+std::string& drop_in_name() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+std::string program_name(const std::string& command) {
+  return drop_in_name().empty() ? "strata " + command : drop_in_name();
+}
+
+void set_drop_in_name(const std::string& name) { drop_in_name() = name; }
+
+namespace {
 void write_stdout(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);

@@ -113,6 +113,19 @@ struct TestHttpsServer::Impl {
         std::lock_guard lock(owner.mutex_);
         owner.last_request_ = text.str();
       }
+      // Control requests from test scripts: POST /__fault/<name> switches the fault,
+      // GET /__requests tells how many model requests arrived. Neither is counted.
+      const std::string target(request.target());
+      if (target.rfind("/__", 0) == 0) {
+        --owner.requests_;
+        if (target.rfind("/__fault/", 0) == 0) owner.set_fault(target.substr(9));
+        http::response<http::string_body> control{http::status::ok, request.version()};
+        control.body() = std::to_string(owner.requests_.load());
+        control.prepare_payload();
+        co_await http::async_write(stream, control, kTuple);
+        --owner.in_flight_;
+        continue;
+      }
       const std::string fault = owner.fault();
       bool keep_going = co_await respond(stream, request, fault);
       --owner.in_flight_;
@@ -122,6 +135,13 @@ struct TestHttpsServer::Impl {
 
   template <class Stream>
   asio::awaitable<bool> respond(Stream& stream, const http::request<http::string_body>& request, const std::string& fault) {
+    if (fault == "reset") {  // the request arrived; the connection is reset instead of answered
+      auto& socket = beast::get_lowest_layer(stream).socket();
+      boost::system::error_code ignored;
+      socket.set_option(asio::socket_base::linger(true, 0), ignored);
+      socket.close(ignored);
+      co_return false;
+    }
     if (fault == "slow-headers") co_await pause(std::chrono::milliseconds(3000));
     const Answer a = answer_for(fault);
     if (fault == "truncated" || fault == "slow-body") {
@@ -150,11 +170,6 @@ struct TestHttpsServer::Impl {
 
   asio::awaitable<void> session(tcp::socket socket) {
     ++owner.connections_;
-    if (owner.fault() == "reset") {
-      socket.set_option(asio::socket_base::linger(true, 0));
-      socket.close();
-      co_return;
-    }
     if (owner.identity_ == Identity::plain_http) {
       beast::tcp_stream stream(std::move(socket));
       co_await serve(stream);
