@@ -154,11 +154,7 @@ class AdjudicationRun {
   Json write_output() {
     Json observations = ledger_["observations"];
     for (std::size_t index : selected_) observations[index] = done_.at(str(observations[index]["contentHash"]));
-    Json payload = {{"type", ledger_["type"]},
-                    {"schemaVersion", ledger_["schemaVersion"]},
-                    {"ledgerVersion", ledger_["ledgerVersion"]},
-                    {"observations", std::move(observations)}};
-    Json output = model::create_artifact(model::ArtifactKind::ledger, std::move(payload));
+    Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), observations.get<std::vector<Json>>());
     store::write_file_atomically(settings_.output_path, model::pretty_json(output) + "\n");
     return output;
   }

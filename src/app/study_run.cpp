@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "strata/engine/attempt_outcome.hpp"
+#include "strata/model/artifact.hpp"
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
@@ -64,7 +65,9 @@ class StudyRun {
 
   RunOutcome run() {
     store::LedgerLock lock(settings_.ledger_path);
+    for (const auto& e : preflight_.executions) keys_.push_back(model::execution_key(e.recorded));
     load_ledger();
+    check_capacity();
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
                                                       journal_valid_bytes_);
     std::exception_ptr failure;
@@ -92,6 +95,15 @@ class StudyRun {
     if (!state.ledger_exists) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, {});
   }
 
+  // A ledger holds at most 100,000 observations: refuse before running anything.
+  void check_capacity() const {
+    std::size_t to_run = 0;
+    for (const auto& key : keys_) to_run += index_.has_execution_key(key) ? 0 : 1;
+    if (observations_.size() + to_run > model::kMaxLedgerObservations)
+      throw Error("Ledger " + settings_.ledger_path + " holds " + std::to_string(observations_.size()) + " observations; " +
+                  std::to_string(to_run) + " more would exceed the limit of 100000. Use another ledger.");
+  }
+
   // This run's observations in selection order, at the place of its first one; other
   // runs' observations keep their order.
   RunOutcome fold() {
@@ -109,7 +121,8 @@ class StudyRun {
   }
 
   void fold_journal() {
-    ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, ordered_observations());
+    observations_ = ordered_observations();  // keep the folded order for a later fold
+    ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
     journal_->truncate();
     dirty_ = false;
   }
@@ -124,26 +137,25 @@ class StudyRun {
 
   std::vector<Json> ordered_observations() {
     std::unordered_map<std::string, std::size_t> position;
-    for (std::size_t i = 0; i < preflight_.executions.size(); ++i)
-      position[model::execution_key(preflight_.executions[i].recorded)] = i;
-    std::vector<Json> result, run;
+    for (std::size_t i = 0; i < keys_.size(); ++i) position[keys_[i]] = i;
+    std::vector<Json> result;
+    std::vector<std::pair<std::size_t, Json>> run;  // (selection index, observation)
     std::optional<std::size_t> insert_at;
     for (auto& o : observations_) {
       if (o["runId"] == run_id_) {
         if (!insert_at) insert_at = result.size();
-        run.push_back(std::move(o));
+        const auto it = position.find(model::execution_key(o["task"]));
+        run.emplace_back(it == position.end() ? keys_.size() : it->second, std::move(o));
       } else {
         result.push_back(std::move(o));
       }
     }
-    auto index_of = [&](const Json& o) {
-      const auto it = position.find(model::execution_key(o["task"]));
-      return it == position.end() ? preflight_.executions.size() : it->second;
-    };
-    std::stable_sort(run.begin(), run.end(), [&](const Json& a, const Json& b) { return index_of(a) < index_of(b); });
-    result.insert(result.begin() + static_cast<std::ptrdiff_t>(insert_at.value_or(result.size())),
-                  std::make_move_iterator(run.begin()), std::make_move_iterator(run.end()));
-    observations_ = result;  // keep the folded order for a later fold
+    std::stable_sort(run.begin(), run.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto at = result.begin() + static_cast<std::ptrdiff_t>(insert_at.value_or(result.size()));
+    std::vector<Json> ordered_run;
+    ordered_run.reserve(run.size());
+    for (auto& [index, o] : run) ordered_run.push_back(std::move(o));
+    result.insert(at, std::make_move_iterator(ordered_run.begin()), std::make_move_iterator(ordered_run.end()));
     return result;
   }
 
@@ -152,7 +164,7 @@ class StudyRun {
     if (settings_.progress) jobs_.show_progress([this] { return progress_text(); });
     started_ = std::chrono::steady_clock::now();
     const auto wanted = [this](std::size_t i) {
-      if (!index_.has_execution(preflight_.executions[i].recorded)) return true;
+      if (!index_.has_execution_key(keys_[i])) return true;
       ++skipped_;
       return false;
     };
@@ -205,7 +217,7 @@ class StudyRun {
         if (record.status == "completed") break;
       }
       in.observed_at = now_iso8601();
-      observation = model::apply_deterministic_rubric(model::build_observation(in, record), *e.task);
+      observation = model::build_judged_observation(in, record, *e.task);
       ++executed_;
     }
     co_await record_observation(std::move(observation));
@@ -240,6 +252,7 @@ class StudyRun {
   std::uint64_t journal_valid_bytes_ = 0;
   std::string ledger_version_ = "v1", ledger_hash_;
   std::vector<Json> observations_;
+  std::vector<std::string> keys_;  // execution key of each planned execution
   std::chrono::steady_clock::time_point started_;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;

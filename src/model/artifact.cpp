@@ -42,18 +42,40 @@ void check_type(const ArtifactSpec& spec, const Json& document) {
 
 }  // namespace
 
+namespace {
+
+// The validated payload with its seal appended (schema order: contentHash, then
+// contentHashAlgo). Members are moved into a new object sized for the seal: growing the
+// old one would deep-copy every member (the element type has a const key).
+Json with_seal(Json payload) {
+  auto& members = payload.get_ref<Json::object_t&>();
+  Json sealed = Json::object();
+  auto& out = sealed.get_ref<Json::object_t&>();
+  out.reserve(members.size() + 2);
+  for (auto& member : members) out.emplace_back(member.first, std::move(member.second));
+  out.emplace_back("contentHash", "");  // the hash never covers its own member
+  out.emplace_back("contentHashAlgo", std::string(kContentHashAlgo));
+  (out.end() - 2)->second = content_hash(sealed);
+  return sealed;
+}
+
+}  // namespace
+
 Json create_artifact(ArtifactKind kind, Json payload) {
   const auto& spec = artifact_spec(kind);
   check_type(spec, payload);
-  Json sealed = conform(std::move(payload), *spec.payload);
-  sealed["contentHashAlgo"] = std::string(kContentHashAlgo);
-  const std::string hash = content_hash(sealed);
-  sealed.erase("contentHashAlgo");
-  // Schema order: the seal members come last, contentHash first.
-  sealed["contentHash"] = hash;
-  sealed["contentHashAlgo"] = std::string(kContentHashAlgo);
-  sealed = conform(std::move(sealed), *spec.sealed);
+  Json sealed = with_seal(conform(std::move(payload), *spec.payload));
   check_semantics(kind, sealed, false);
+  return sealed;
+}
+
+Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> observations) {
+  if (observations.size() > kMaxLedgerObservations)
+    throw Error("A ledger holds at most 100000 observations; this one would hold " + std::to_string(observations.size()) + ".");
+  Json ledger = {{"type", "controlled-study-observation-ledger"}, {"schemaVersion", 1.0}, {"ledgerVersion", ledger_version}};
+  ledger["observations"] = Json(std::move(observations));
+  Json sealed = with_seal(std::move(ledger));
+  check_semantics(ArtifactKind::ledger, sealed, false);
   return sealed;
 }
 

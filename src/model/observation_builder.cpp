@@ -80,7 +80,10 @@ std::string execution_key(const Json& task) {
   return content_hash(key);
 }
 
-Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt_in) {
+namespace {
+
+// The unsealed observation of §3.7 with adjudication pending.
+Json observation_payload(const ObservationInputs& in, const AttemptRecord& attempt_in) {
   AttemptRecord attempt = attempt_in;
   // The provider's response if stdout is one JSON text of the response shape.
   std::optional<Json> parsed = conformed_text(attempt.stdout_text, provider_response_shape());
@@ -110,6 +113,21 @@ Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt
   if (Json measurements = measurements_of(response, in); !measurements.empty())
     observation["measurements"] = std::move(measurements);
   observation["adjudication"] = Json{{"status", "pending"}};
+  return observation;
+}
+
+// The deterministic rubric's adjudication of an (unsealed or sealed) observation.
+Json rubric_adjudication(const Json& observation, const Json& task);
+
+}  // namespace
+
+Json build_observation(const ObservationInputs& in, const AttemptRecord& attempt) {
+  return create_artifact(ArtifactKind::observation, observation_payload(in, attempt));
+}
+
+Json build_judged_observation(const ObservationInputs& in, const AttemptRecord& attempt, const Json& task) {
+  Json observation = observation_payload(in, attempt);
+  observation["adjudication"] = rubric_adjudication(observation, task);
   return create_artifact(ArtifactKind::observation, std::move(observation));
 }
 
@@ -122,7 +140,9 @@ std::string rubric_outcome(bool blocked, bool incorrect, double passed, double c
   return "partial";
 }
 
-Json apply_deterministic_rubric(Json observation, const Json& task) {
+namespace {
+
+Json rubric_adjudication(const Json& observation, const Json& task) {
   const Json measurements = observation.value("measurements", Json::object());
   const auto passed = number_member(measurements, "acceptanceChecksPassed");
   const auto total = number_member(measurements, "acceptanceChecksTotal");
@@ -139,8 +159,14 @@ Json apply_deterministic_rubric(Json observation, const Json& task) {
       }
   const std::string outcome = rubric_outcome(blocked, false, passed.value_or(0), checks, present,
                                              static_cast<double>(task["evidenceRequirements"].size()));
-  observation["adjudication"] = Json{{"status", "automated"}, {"actor", kRubricActor}, {"method", kRubricActor},
-                                     {"outcome", outcome},    {"reason", kRubricReason}};
+  return Json{{"status", "automated"}, {"actor", kRubricActor}, {"method", kRubricActor},
+              {"outcome", outcome},    {"reason", kRubricReason}};
+}
+
+}  // namespace
+
+Json apply_deterministic_rubric(Json observation, const Json& task) {
+  observation["adjudication"] = rubric_adjudication(observation, task);
   observation.erase("contentHash");
   observation.erase("contentHashAlgo");
   return create_artifact(ArtifactKind::observation, std::move(observation));

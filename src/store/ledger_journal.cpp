@@ -101,11 +101,7 @@ std::vector<model::Json> merged_observations(const LedgerState& state) {
 
 std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,
                          std::vector<model::Json> observations) {
-  model::Json payload = {{"type", "controlled-study-observation-ledger"},
-                         {"schemaVersion", 1},
-                         {"ledgerVersion", ledger_version},
-                         {"observations", std::move(observations)}};
-  const model::Json sealed = model::create_artifact(model::ArtifactKind::ledger, std::move(payload));
+  const model::Json sealed = model::seal_checked_ledger(ledger_version, std::move(observations));
   write_file_atomically(ledger_path, model::pretty_json(sealed) + "\n");
   return sealed["contentHash"].get<std::string>();
 }

@@ -27,5 +27,24 @@ if ! "$STRATA" verify "$LEDGER" >"$OUT/verify.json"; then
   echo "FAIL: strata verify rejected the generated ledger" >&2
   failures=$((failures + 1))
 fi
-echo "$(( 2 - failures )) passed, $failures failed"
+checks=2
+# Regression: a run that would take a full ledger past 100,000 observations is refused
+# before anything runs, and the ledger is left as it was.
+if [ "$COUNT" -eq 100000 ]; then
+  checks=3
+  for kind in task-suite run-plan provider-config repository-config; do
+    "$STRATA" seal "$kind" "$ROOT/examples/study/$kind.payload.json" -o "$OUT/$kind.json"
+  done
+  cp "$LEDGER" "$OUT/full.json"
+  (cd "$ROOT" && PATH="$(dirname "$STRATA"):$PATH" "$STRATA" run "$OUT/run-plan.json" "$OUT/task-suite.json" \
+     --providers "$OUT/provider-config.json" --repositories "$OUT/repository-config.json" --ledger "$OUT/full.json") \
+     >"$OUT/run.out" 2>"$OUT/run.err"
+  code=$?
+  if [ "$code" -ne 2 ] || ! grep -q "would exceed the limit of 100000" "$OUT/run.err" || ! cmp -s "$LEDGER" "$OUT/full.json" \
+     || [ -s "$OUT/full.json.journal" ]; then
+    echo "FAIL: a run past 100,000 observations was not refused cleanly (exit $code: $(cat "$OUT/run.err"))" >&2
+    failures=$((failures + 1))
+  fi
+fi
+echo "$(( checks - failures )) passed, $failures failed"
 [ "$failures" -eq 0 ]

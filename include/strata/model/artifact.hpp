@@ -31,6 +31,12 @@ const ArtifactSpec* find_artifact_by_name(std::string_view name);
 // runs the create-time semantic checks. Throws strata::Error.
 Json create_artifact(ArtifactKind kind, Json payload);
 
+inline constexpr std::size_t kMaxLedgerObservations = 100000;
+
+// Seals a ledger of observations that are already valid sealed observations (they came
+// from parse_artifact or create_artifact): only the count and the duplicate check run.
+Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> observations);
+
 // Validates a sealed document, verifies its content hash, runs the parse-time checks.
 Json parse_artifact(ArtifactKind kind, Json document);
 

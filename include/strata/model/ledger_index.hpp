@@ -18,6 +18,7 @@ class LedgerIndex {
 
   // Skip rule: an observation of this run with the same six-field execution key exists.
   bool has_execution(const Json& recorded_task) const;
+  bool has_execution_key(const std::string& key) const { return execution_keys_.count(key) > 0; }
 
   enum class Upsert { appended, unchanged };
   // Upsert rule: same run and same task object (difficulty included) with another

@@ -44,6 +44,9 @@ std::string execution_key(const Json& task);
 // result would not be a valid observation (e.g. token counts without a method).
 Json build_observation(const ObservationInputs& inputs, const AttemptRecord& attempt);
 
+// build_observation + apply_deterministic_rubric with a single seal (what `strata run` records).
+Json build_judged_observation(const ObservationInputs& inputs, const AttemptRecord& attempt, const Json& task);
+
 // The observation re-sealed with the deterministic rubric's adjudication (§4.1).
 Json apply_deterministic_rubric(Json observation, const Json& task);
 

@@ -45,7 +45,8 @@ LedgerState read_ledger_state(const std::string& ledger_path);
 // dropped: a crash between fold and journal truncation leaves both copies).
 std::vector<model::Json> merged_observations(const LedgerState& state);
 
-// Seals and atomically writes a ledger with these observations; returns its contentHash.
+// Seals and atomically writes a ledger with these observations (valid sealed
+// observations, from a parse or a create); returns its contentHash.
 std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,
                          std::vector<model::Json> observations);
 
