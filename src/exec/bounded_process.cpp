@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -246,6 +248,11 @@ class Attempt {
   bool ended_ = false, exited_ = false, reaped_ = false, terminating_ = false;
 };
 
+asio::thread_pool& spawn_pool() {
+  static asio::thread_pool pool(2);
+  return pool;
+}
+
 ProcessResult spawn_failure(const std::string& what) {
   ProcessResult r;
   r.end = ProcessEnd::spawn_failed;
@@ -273,8 +280,18 @@ asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
     err.close_both();
     co_return spawn_failure(what);
   }
-  const pid_t pid = spawn_child(spec, in, out, err);
-  const int spawn_errno = errno;
+  // posix_spawn blocks until the child has exec'd (about half a millisecond): run it on the
+  // spawn threads so the event loop keeps serving the other children meanwhile.
+  pid_t pid = -1;
+  int spawn_errno = 0;
+  co_await asio::co_spawn(
+      spawn_pool(),
+      [&]() -> asio::awaitable<void> {
+        pid = spawn_child(spec, in, out, err);
+        spawn_errno = errno;
+        co_return;
+      },
+      asio::use_awaitable);
   // The child's ends belong to the child now.
   ::close(in.read_end);
   ::close(out.write_end);

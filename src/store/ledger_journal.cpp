@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/post.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <cerrno>
@@ -162,16 +162,22 @@ asio::awaitable<void> JournalWriter::flush() {
   const std::uint64_t upto = appended_;
   const int fd = fd_;
   std::string error;
-  // Blocking write + fdatasync on the pool; the io thread keeps running the children.
-  co_await asio::post(pool_, asio::use_awaitable);
-  std::size_t done = 0;
-  while (done < batch.size() && error.empty()) {
-    const ssize_t n = ::write(fd, batch.data() + done, batch.size() - done);
-    if (n < 0 && errno != EINTR) error = "cannot append to the journal: " + errno_text();
-    if (n > 0) done += static_cast<std::size_t>(n);
-  }
-  if (error.empty() && ::fdatasync(fd) != 0) error = "cannot fsync the journal: " + errno_text();
-  co_await asio::post(io_, asio::use_awaitable);
+  // Blocking write + fdatasync run on the pool (co_spawn there: an awaitable always resumes
+  // on its own executor, so a plain post would not leave the io thread); the io thread keeps
+  // running the children meanwhile. The locals live in this suspended frame until it resumes.
+  co_await asio::co_spawn(
+      pool_,
+      [&]() -> asio::awaitable<void> {
+        std::size_t done = 0;
+        while (done < batch.size() && error.empty()) {
+          const ssize_t n = ::write(fd, batch.data() + done, batch.size() - done);
+          if (n < 0 && errno != EINTR) error = "cannot append to the journal: " + errno_text();
+          if (n > 0) done += static_cast<std::size_t>(n);
+        }
+        if (error.empty() && ::fdatasync(fd) != 0) error = "cannot fsync the journal: " + errno_text();
+        co_return;
+      },
+      asio::use_awaitable);
   flushing_ = false;
   ++syncs_;
   if (!error.empty()) {
