@@ -11,6 +11,7 @@
 
 #include "strata/error.hpp"
 #include "strata/model/json_document.hpp"
+#include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {
 namespace {
@@ -18,21 +19,6 @@ namespace {
 [[noreturn]] void fail_errno(const std::string& path, const std::string& what) {
   throw Error(what + ": " + std::strerror(errno), path);
 }
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 void write_all(int fd, const std::string& content, const std::string& path) {
   std::size_t done = 0;

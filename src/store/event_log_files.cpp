@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "event_log_internal.hpp"
+#include "strata/store/file_descriptor.hpp"
 
 namespace strata::store::event_log {
 namespace {
@@ -47,25 +48,12 @@ void write_all(int fd, std::string_view bytes) {
   }
 }
 
-// Closes the descriptor on every path; close errors after fsync are reported.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void close_or_throw() {
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0 && errno != EINTR) throw_os_error(errno);
-  }
+using Descriptor = FileDescriptor;
 
- private:
-  int fd_;
-};
+// Close errors after fsync are reported.
+void close_or_throw(Descriptor& descriptor) {
+  if (::close(descriptor.release()) != 0 && errno != EINTR) throw_os_error(errno);
+}
 
 std::string expand_user(std::string_view raw) {
   if (raw.empty() || raw.front() != '~') return std::string(raw);
@@ -232,7 +220,7 @@ void append_line(const std::string& path, const std::string& line, bool private_
   Descriptor fd(open_or_throw(path, O_WRONLY | O_APPEND | O_CREAT, private_file ? 0600 : 0644));
   write_all(fd.get(), line);
   if (::fsync(fd.get()) != 0) throw_os_error(errno);
-  fd.close_or_throw();
+  close_or_throw(fd);
   if (private_file && ::chmod(path.c_str(), 0600) != 0) throw_os_error(errno);
 }
 
@@ -254,7 +242,7 @@ void write_pointer_file(const std::string& path, const std::string& content) {
     Descriptor fd(open_or_throw(temp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
     write_all(fd.get(), content);
     if (::fsync(fd.get()) != 0) throw_os_error(errno);
-    fd.close_or_throw();
+    close_or_throw(fd);
     if (::chmod(temp.c_str(), 0644) != 0) throw_os_error(errno);
     if (::rename(temp.c_str(), path.c_str()) != 0) throw_os_error(errno);
   } catch (...) {

@@ -4,6 +4,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -77,6 +79,12 @@ std::string pem_of(EVP_PKEY* key) {
 }
 
 }  // namespace
+
+const TestCertificates& shared_test_certificates() {
+  static const TestCertificates certificates = make_test_certificates(
+      (std::filesystem::temp_directory_path() / ("strata-test-certs-" + std::to_string(::getpid()))).string());
+  return certificates;
+}
 
 TestCertificates make_test_certificates(const std::string& directory) {
   std::filesystem::create_directories(directory);

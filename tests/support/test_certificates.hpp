@@ -19,4 +19,7 @@ struct TestCertificates {
 // Generates everything into `directory` (created if needed).
 TestCertificates make_test_certificates(const std::string& directory);
 
+// One set per test process, in a temporary directory named after the pid.
+const TestCertificates& shared_test_certificates();
+
 }  // namespace strata::testing

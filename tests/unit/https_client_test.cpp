@@ -23,11 +23,7 @@ using strata::testing::TestHttpsServer;
 
 namespace {
 
-const strata::testing::TestCertificates& certificates() {
-  static const auto certs = strata::testing::make_test_certificates(
-      (std::filesystem::temp_directory_path() / ("strata-certs-" + std::to_string(::getpid()))).string());
-  return certs;
-}
+const strata::testing::TestCertificates& certificates() { return strata::testing::shared_test_certificates(); }
 
 HttpResponse send(HttpsClient& client, HttpRequest request) {
   asio::io_context io(1);

@@ -14,11 +14,7 @@ using strata::testing::TestHttpsServer;
 
 namespace {
 
-const strata::testing::TestCertificates& certificates() {
-  static const auto certs = strata::testing::make_test_certificates(
-      (std::filesystem::temp_directory_path() / ("strata-call-certs-" + std::to_string(::getpid()))).string());
-  return certs;
-}
+const strata::testing::TestCertificates& certificates() { return strata::testing::shared_test_certificates(); }
 
 const std::string kPacket = R"({"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety boundary","workflow":"cm-prd design generation",
   "project_rules":"stay inside the approved requirement","role":"planner","output_schema":"return the compact plan only"},
