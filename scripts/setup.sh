@@ -8,7 +8,7 @@ packages=(
   build-essential cmake g++ pkg-config
   libboost1.81-dev libssl-dev openssl nlohmann-json3-dev libspdlog-dev
   catch2 libcli11-dev
-  python3 python3-jsonschema nodejs curl util-linux
+  python3 python3-jsonschema nodejs curl util-linux procps
 )
 
 missing=()
