@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/model/artifact.hpp"
@@ -82,7 +83,7 @@ class StudyRun {
  private:
   // ---- ledger state ------------------------------------------------------------------
   void load_ledger() {
-    const store::LedgerState state = store::read_ledger_state(settings_.ledger_path);
+    store::LedgerState state = store::read_ledger_state(settings_.ledger_path);
     if (state.journal.dropped)
       std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n",
                    store::journal_path_for(settings_.ledger_path).c_str(), state.journal.dropped->c_str());
@@ -91,7 +92,16 @@ class StudyRun {
     ledger_hash_ = str(state.ledger["contentHash"]);
     dirty_ = !state.ledger_exists || !state.journal.observations.empty();
     observations_ = store::merged_observations(state);
-    for (const auto& o : observations_) index_.add_existing(o);
+    bool run_recorded = false;
+    for (const auto& o : observations_) {
+      index_.add_existing(o);
+      run_recorded = run_recorded || o["runId"] == run_id_;
+    }
+    // A fresh run on a folded ledger only adds a block at the end: the fold can append.
+    if (state.ledger_exists && state.journal.observations.empty() && !run_recorded && state.hasher) {
+      hasher_ = std::move(state.hasher);
+      folded_count_ = observations_.size();
+    }
     if (!state.ledger_exists) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, {});
   }
 
@@ -122,9 +132,27 @@ class StudyRun {
 
   void fold_journal() {
     observations_ = ordered_observations();  // keep the folded order for a later fold
-    ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
+    if (!append_fold()) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
     journal_->truncate();
     dirty_ = false;
+  }
+
+  // The run's block goes after the observations already folded, in selection order. That
+  // holds for the first fold of a fresh run only: a later completion may come earlier in
+  // selection order than what an earlier fold wrote, so later folds rewrite the ledger.
+  bool append_fold() {
+    if (!hasher_) return false;
+    std::unique_ptr<model::LedgerHasher> hasher = std::move(hasher_);
+    std::unordered_set<std::string> folded;
+    for (std::size_t i = 0; i < folded_count_; ++i) folded.insert(str(observations_[i]["contentHash"]));
+    const std::vector<Json> block(observations_.begin() + static_cast<std::ptrdiff_t>(folded_count_), observations_.end());
+    for (const auto& o : block)
+      if (!folded.insert(str(o["contentHash"])).second) return false;  // let the full fold report it
+    if (observations_.size() > model::kMaxLedgerObservations) return false;
+    auto hash = store::append_to_ledger_file(settings_.ledger_path, ledger_hash_, *hasher, block);
+    if (!hash) return false;
+    ledger_hash_ = *hash;
+    return true;
   }
 
   // Folding rewrites the whole ledger, so it waits until the journal is as long as the
@@ -253,6 +281,8 @@ class StudyRun {
   std::string ledger_version_ = "v1", ledger_hash_;
   std::vector<Json> observations_;
   std::vector<std::string> keys_;  // execution key of each planned execution
+  std::unique_ptr<model::LedgerHasher> hasher_;  // set while the next fold may append
+  std::size_t folded_count_ = 0;                 // observations in the file when hasher_ was taken
   std::chrono::steady_clock::time_point started_;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;

@@ -207,6 +207,12 @@ std::string compact_json(const Json& value) {
   return out;
 }
 
+std::string pretty_json(const Json& value, int level) {
+  std::string out;
+  append_stringified(out, value, 2, level);
+  return out;
+}
+
 std::string pretty_json(const Json& value) {
   std::string out;
   append_stringified(out, value, 2, 0);

@@ -249,6 +249,20 @@ study_run killed --text --jobs 8
 expect_out_has "Executed: $((24 - journal_lines))" "resume after SIGKILL runs only the rest"
 sleep 0.5  # providers of the killed run finish on their own
 
+# --- a fresh run on a folded ledger appends its block without rewriting the file ------------------
+cp "$WORK/empty/ledger.json" "$WORK/append.json"
+before=$(stat -c %s "$WORK/append.json")
+run run "$WORK/rounds/plan.json" "$SUITE" --providers "$WORK/rounds/providers.json" --repositories "$WORK/rounds/repos.json" \
+  --ledger "$WORK/append.json" --text
+expect_code 0 "append run"
+expect_out_has "Executed: 24" "append run executes its plan"
+expect_true "cmp -s <(head -c \$((before - 140)) '$WORK/append.json') <(head -c \$((before - 140)) '$WORK/empty/ledger.json')" "the old bytes are kept"
+expect_true "\"$STRATA\" seal ledger '$WORK/append.json' | cmp -s - '$WORK/append.json'" "the appended file is byte-identical to a full rewrite"
+run verify "$WORK/append.json" --text
+expect_code 0 "the appended ledger verifies"
+ledger_check_file() { python3 -c "import json; o = json.load(open('$1'))['observations']; assert $2"; }
+expect_true "ledger_check_file '$WORK/append.json' 'len(o) == 48 and [x[\"runId\"] for x in o] == [\"phase-7-canonical-metrics-01\"] * 24 + [\"rounds-01\"] * 24'" "the new run's block follows the old one"
+
 expect_true "! grep -rq '$SECRET' '$WORK'" "the credential value appears in no file written"
 [ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/dbg
 finish

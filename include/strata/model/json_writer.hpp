@@ -26,5 +26,7 @@ std::string compact_json(const Json& value);
 
 // JSON.stringify(value, null, 2): the persisted layout, without the trailing newline.
 std::string pretty_json(const Json& value);
+// The same text as it appears nested `level` levels deep in a larger pretty document.
+std::string pretty_json(const Json& value, int level);
 
 }  // namespace strata::model

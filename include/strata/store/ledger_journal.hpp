@@ -10,11 +10,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "strata/model/json.hpp"
+#include "strata/model/ledger_hasher.hpp"
 
 namespace strata::store {
 
@@ -36,6 +38,7 @@ struct LedgerState {
   bool ledger_exists = false;
   model::Json ledger;  // parsed (hash-verified) ledger, or a new empty one
   JournalContents journal;
+  std::unique_ptr<model::LedgerHasher> hasher;  // the ledger's hash state, extendable
 };
 
 // Reads a ledger (if it exists) and its journal; throws strata::Error located at the file.
@@ -44,6 +47,15 @@ LedgerState read_ledger_state(const std::string& ledger_path);
 // The observations of the ledger followed by the journal's (duplicates by contentHash
 // dropped: a crash between fold and journal truncation leaves both copies).
 std::vector<model::Json> merged_observations(const LedgerState& state);
+
+// Appends observations to the end of a ledger file in the persisted layout without
+// rewriting what is there: the file's bytes up to its closing are copied in the kernel,
+// the new observations and the new seal are written after them, then the copy replaces
+// the file atomically. `hasher` holds the file's hash state and is extended. Returns the
+// new contentHash, or nullopt (nothing changed) when the file does not end with the exact
+// closing of `old_hash` (an empty ledger, or another layout): then rewrite it in full.
+std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
+                                                 model::LedgerHasher& hasher, const std::vector<model::Json>& appended);
 
 // Seals and atomically writes a ledger with these observations (valid sealed
 // observations, from a parse or a create); returns its contentHash.

@@ -1,0 +1,32 @@
+#pragma once
+// sha256-normalized-v1 of an observation ledger that can grow: the canonical text of a
+// ledger is {"contentHashAlgo":…,"ledgerVersion":…,"observations":[…],"schemaVersion":1,
+// "type":…}, so the SHA-256 state after the last observation can be kept and extended by
+// observations appended at the end, without serialising the earlier ones again.
+#include <memory>
+#include <string>
+
+#include "strata/model/json.hpp"
+
+namespace strata::model {
+
+class LedgerHasher {
+ public:
+  // Hashes the canonical text of a shape-valid ledger up to its last observation.
+  explicit LedgerHasher(const Json& ledger);
+  ~LedgerHasher();
+  LedgerHasher(const LedgerHasher&) = delete;
+  LedgerHasher& operator=(const LedgerHasher&) = delete;
+
+  // Extends the hashed text by one observation at the end of the array.
+  void append(const Json& observation);
+
+  // The contentHash of the ledger as extended so far.
+  std::string hash() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace strata::model
