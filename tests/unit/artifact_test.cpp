@@ -208,7 +208,7 @@ TEST_CASE("a ledger refuses duplicate observations", "[artifact]") {
         std::string::npos);
 }
 
-TEST_CASE("parse of a ledger does not recompute nested hashes; verify does", "[artifact]") {
+TEST_CASE("parse of a ledger does not recompute nested hashes, verify does", "[artifact]") {
   Json observation = create_artifact(ArtifactKind::observation, observation_payload());
   observation["contextBytes"] = 129.0;  // edited after sealing
   Json ledger = empty_ledger_payload();
