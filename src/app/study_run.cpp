@@ -90,15 +90,16 @@ class StudyRun {
     journal_valid_bytes_ = state.journal.valid_bytes;
     ledger_version_ = str(state.ledger["ledgerVersion"]);
     ledger_hash_ = str(state.ledger["contentHash"]);
-    dirty_ = !state.ledger_exists || !state.journal.observations.empty();
-    observations_ = store::merged_observations(state);
+    const bool journal_empty = state.journal.observations.empty();
+    dirty_ = !state.ledger_exists || !journal_empty;
+    observations_ = store::take_merged_observations(state);
     bool run_recorded = false;
     for (const auto& o : observations_) {
       index_.add_existing(o);
       run_recorded = run_recorded || o["runId"] == run_id_;
     }
     // A fresh run on a folded ledger only adds a block at the end: the fold can append.
-    if (state.ledger_exists && state.journal.observations.empty() && !run_recorded && state.hasher) {
+    if (state.ledger_exists && journal_empty && !run_recorded && state.hasher) {
       hasher_ = std::move(state.hasher);
       folded_count_ = observations_.size();
     }

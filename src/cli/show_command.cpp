@@ -86,7 +86,7 @@ std::vector<std::string> protocol_lines(const Json& protocol) {
 // A ledger as a fold would write it: the stored ledger plus its unfolded journal.
 Json load_ledger_with_journal(const std::string& path) {
   const Json ledger = load_artifact(ArtifactKind::ledger, path);
-  store::LedgerState state{true, ledger, store::read_journal(store::journal_path_for(path))};
+  store::LedgerState state{true, ledger, store::read_journal(store::journal_path_for(path)), nullptr};
   const std::string journal = store::journal_path_for(path);
   if (state.journal.dropped) std::fprintf(stderr, "strata: %s: dropped %s\n", journal.c_str(), state.journal.dropped->c_str());
   if (state.journal.observations.empty()) return ledger;
@@ -95,7 +95,7 @@ Json load_ledger_with_journal(const std::string& path) {
   Json payload = {{"type", ledger["type"]},
                   {"schemaVersion", ledger["schemaVersion"]},
                   {"ledgerVersion", ledger["ledgerVersion"]},
-                  {"observations", store::merged_observations(state)}};
+                  {"observations", store::take_merged_observations(state)}};
   return model::create_artifact(ArtifactKind::ledger, std::move(payload));
 }
 

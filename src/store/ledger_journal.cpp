@@ -98,15 +98,15 @@ LedgerState read_ledger_state(const std::string& ledger_path) {
   return state;
 }
 
-std::vector<model::Json> merged_observations(const LedgerState& state) {
-  std::vector<model::Json> all;
+std::vector<model::Json> take_merged_observations(LedgerState& state) {
+  std::vector<model::Json> all = std::move(state.ledger["observations"].get_ref<model::Json::array_t&>());
   std::unordered_set<std::string> seen;
-  for (const auto& o : state.ledger["observations"]) {
-    seen.insert(o["contentHash"].get<std::string>());
-    all.push_back(o);
-  }
-  for (const auto& o : state.journal.observations)
-    if (seen.insert(o["contentHash"].get<std::string>()).second) all.push_back(o);
+  seen.reserve(all.size() + state.journal.observations.size());
+  for (const auto& o : all) seen.insert(o["contentHash"].get<std::string>());
+  for (auto& o : state.journal.observations)
+    if (seen.insert(o["contentHash"].get<std::string>()).second) all.push_back(std::move(o));
+  state.ledger["observations"] = model::Json::array();
+  state.journal.observations.clear();
   return all;
 }
 

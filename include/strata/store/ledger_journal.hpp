@@ -45,8 +45,9 @@ struct LedgerState {
 LedgerState read_ledger_state(const std::string& ledger_path);
 
 // The observations of the ledger followed by the journal's (duplicates by contentHash
-// dropped: a crash between fold and journal truncation leaves both copies).
-std::vector<model::Json> merged_observations(const LedgerState& state);
+// dropped: a crash between fold and journal truncation leaves both copies). They are moved
+// out of `state` (no copy of a large ledger), which keeps its other members.
+std::vector<model::Json> take_merged_observations(LedgerState& state);
 
 // Appends observations to the end of a ledger file in the persisted layout without
 // rewriting what is there: the file's bytes up to its closing are copied in the kernel,
