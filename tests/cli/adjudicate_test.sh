@@ -176,5 +176,4 @@ expect_true "python3 -c \"import json; assert all(o['adjudication']['outcome'] =
 run verify out-slow.json
 expect_code 0 "checkpointed output verifies"
 
-[ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/dbg-adj
 finish

@@ -264,5 +264,4 @@ ledger_check_file() { python3 -c "import json; o = json.load(open('$1'))['observ
 expect_true "ledger_check_file '$WORK/append.json' 'len(o) == 48 and [x[\"runId\"] for x in o] == [\"phase-7-canonical-metrics-01\"] * 24 + [\"rounds-01\"] * 24'" "the new run's block follows the old one"
 
 expect_true "! grep -rq '$SECRET' '$WORK'" "the credential value appears in no file written"
-[ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/dbg
 finish
