@@ -1,5 +1,7 @@
 #include "strata/exec/bounded_process.hpp"
 
+#include "strata/model/content_hash.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,7 +18,6 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <openssl/evp.h>
 
 #include <cerrno>
 #include <cstring>
@@ -46,30 +47,6 @@ struct Pipe {
     if (write_end >= 0) ::close(write_end);
     read_end = write_end = -1;
   }
-};
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr); }
-  ~Sha256() { EVP_MD_CTX_free(ctx_); }
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-  void update(const char* data, std::size_t n) { EVP_DigestUpdate(ctx_, data, n); }
-  std::string hex() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(ctx_, digest, &length);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-      out.push_back(kHex[digest[i] >> 4]);
-      out.push_back(kHex[digest[i] & 0xF]);
-    }
-    return out;
-  }
-
- private:
-  EVP_MD_CTX* ctx_;
 };
 
 // Spawns the child as the leader of a new process group with the three pipes as its
@@ -176,12 +153,12 @@ class Attempt {
 
   asio::awaitable<void> read_stderr() {
     char buffer[65536];
-    Sha256 hash;
+    model::Sha256 hash;
     for (;;) {
       auto [ec, n] = co_await stderr_.async_read_some(asio::buffer(buffer), kTuple);
       if (ec) break;
       const std::size_t keep = std::min(n, spec_.stderr_limit - result.stderr_bytes);
-      hash.update(buffer, keep);
+      hash.update(std::string_view(buffer, keep));
       result.stderr_bytes += keep;
     }
     result.stderr_sha256 = hash.hex();
