@@ -2,6 +2,9 @@
 
 #include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
+#include "strata/model/ledger_hasher.hpp"
+
+#include <functional>
 
 namespace strata::model {
 
@@ -79,15 +82,30 @@ Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> ob
   return sealed;
 }
 
-Json parse_artifact(ArtifactKind kind, Json document) {
+namespace {
+
+Json parse_with(ArtifactKind kind, Json document, const std::function<std::string(const Json&)>& hash_of) {
   const auto& spec = artifact_spec(kind);
   check_type(spec, document);
   Json artifact = conform(std::move(document), *spec.sealed);
-  const std::string computed = content_hash(artifact);
+  const std::string computed = hash_of(artifact);
   if (artifact["contentHash"].get_ref<const std::string&>() != computed)
     throw Error(hash_mismatch_message(kind, computed), "$.contentHash");
   check_semantics(kind, artifact, true);
   return artifact;
+}
+
+}  // namespace
+
+Json parse_artifact(ArtifactKind kind, Json document) {
+  return parse_with(kind, std::move(document), [](const Json& artifact) { return content_hash(artifact); });
+}
+
+Json parse_ledger(Json document, std::unique_ptr<LedgerHasher>& hasher) {
+  return parse_with(ArtifactKind::ledger, std::move(document), [&hasher](const Json& ledger) {
+    hasher = std::make_unique<LedgerHasher>(ledger);
+    return hasher->hash();
+  });
 }
 
 }  // namespace strata::model

@@ -75,16 +75,7 @@ LedgerState read_ledger_state(const std::string& ledger_path) {
   if (state.ledger_exists) {
     model::Json document = read_json_file(ledger_path);
     try {
-      // parse_artifact's steps, with the hash computed by a LedgerHasher kept for appends.
-      const auto& spec = model::artifact_spec(model::ArtifactKind::ledger);
-      if (document.is_object() && document.value("type", "") != spec.type)
-        model::parse_artifact(model::ArtifactKind::ledger, std::move(document));  // throws: another kind
-      state.ledger = model::conform(std::move(document), *spec.sealed);
-      state.hasher = std::make_unique<model::LedgerHasher>(state.ledger);
-      const std::string computed = state.hasher->hash();
-      if (state.ledger["contentHash"] != computed)
-        throw Error(model::hash_mismatch_message(model::ArtifactKind::ledger, computed), "$.contentHash");
-      model::check_semantics(model::ArtifactKind::ledger, state.ledger, true);
+      state.ledger = model::parse_ledger(std::move(document), state.hasher);  // hash state kept for appends
     } catch (const Error& e) {
       throw Error(e.what(), e.location().empty() ? ledger_path : ledger_path + ": " + e.location());
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The sealed artifacts of doc-bridge study format v1 (spec §1): create (seal) and parse
 // (verify) for each kind, with the spec's messages.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 #include "strata/model/shape.hpp"
 
 namespace strata::model {
+
+class LedgerHasher;
 
 enum class ArtifactKind { provider_config, repository_config, task_suite, run_plan, observation, ledger, protocol };
 
@@ -39,6 +42,9 @@ Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> ob
 
 // Validates a sealed document, verifies its content hash, runs the parse-time checks.
 Json parse_artifact(ArtifactKind kind, Json document);
+
+// parse_artifact for a ledger, keeping the hash state so observations can be appended.
+Json parse_ledger(Json document, std::unique_ptr<LedgerHasher>& hasher);
 
 // The message for a wrong stored hash ("Invalid task-suite content hash." ...).
 std::string hash_mismatch_message(ArtifactKind kind, const std::string& computed);
