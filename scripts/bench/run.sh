@@ -45,6 +45,8 @@ secs() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e9 }'; }       # ns -> s
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rounds=3  # for (a) and (b); (c) and (d) run once
+parts=${PARTS:-a b c d}  # PARTS="c" runs only part (c)
+want() { [[ " $parts " == *" $1 "* ]]; }
 
 # --- providers -------------------------------------------------------------------------------
 # One C source: read the request fully (stdin, or the file named by argv[1] with -DFROM_FILE),
@@ -152,7 +154,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }  # KB -> MiB
 # expect <got> <want> <what>: a strata run that failed or did other work than planned aborts the bench.
 expect() { [ "${1:-}" = "$2" ] || { echo "bench: $3: expected $2, got '${1:-}' (strata run failed?)" >&2; exit 1; }; }
 
-for id in a-1 a-2 a-3 a-4 c-1 d-1; do make_plan "bench-$id" 512; done
+for id in a-1 a-2 a-3 a-4 c-0 c-1 d-1; do make_plan "bench-$id" 512; done
 for id in b-1 b-2; do make_plan "bench-$id" 500; done
 make_plan bench-dump 4
 
@@ -166,6 +168,7 @@ echo "# strata run benchmark"
 echo
 echo "strata: $build/strata (built $(date -r "$build/strata" '+%F %T'), tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores, load at start $(cut -d' ' -f1-3 /proc/loadavg)"
 
+if want a; then
 # --- (a) trivial provider, 2,048 executions ----------------------------------------------------
 # Rounds alternate strata and xargs so drift on a shared machine hits both; each strata round
 # uses a fresh ledger and runs the 4 plans one after another (walls summed).
@@ -198,6 +201,9 @@ echo
 echo "Wall ratio strata/xargs (medians): **$(ratio "$a_med" "$x_med")x** (target <= 1.5). Request: $req_bytes bytes."
 echo "Per-plan strata walls (s), by round: $(printf '[%s] ' "${a_parts[@]}")"
 
+fi
+
+if want b; then
 # --- (b) 200 ms provider, 1,000 executions at --jobs 100 -------------------------------------
 b_tot=()
 for r in $(seq "$rounds"); do
@@ -222,40 +228,53 @@ echo "| \`strata run --jobs 100\` (2 plans x 500, one ledger) | $b_exec | $(secs
 echo
 echo "Target: wall/ideal <= 1.1. Ideal = ceil($b_exec / 100) waves x 200 ms."
 
+fi
+
+if want c; then
 # --- (c) ledger growth ------------------------------------------------------------------------
-# Each pre-filled ledger is copied, a 512-execution plan runs against the copy, then the same
-# command runs again with everything recorded (executed 0): that resume wall is the fixed cost
-# of reading and indexing the ledger, which the first run also pays before it starts anything.
+# Steady state of a study that grows its ledger one run at a time: a pre-filled ledger of
+# n - 512 observations (written by the Node generator, so strata has not verified it yet) gets
+# one 512-execution run first (the warm-up: it reads and verifies the whole ledger once), then
+# the measured 512-execution run starts with n existing observations. Then the same command
+# runs again with everything recorded (executed 0): a resume reads the whole ledger to index
+# the run's observations, so that wall is the fixed cost of reading it.
 c_rows=() c_ms=()
 for n in 1000 10000 99488; do  # 99,488 + 512 = 100,000, the ledger maximum
-  src=$cache/ledger-$n.json
+  pre=$((n - 512))
+  src=$cache/ledger-$pre.json
   if [ ! -s "$src" ]; then
     log "(c) generating $src ..."
-    node scripts/bench/make-ledger.mjs "$n" "$src.partial.$$"
+    node scripts/bench/make-ledger.mjs "$pre" "$src.partial.$$"
     mv "$src.partial.$$" "$src"  # only a complete file is ever reused
   fi
   cp "$src" "$T/c-ledger-$n.json"
   sync "$T/c-ledger-$n.json"
+  log "(c) warm-up: 512 executions against $pre observations (first read and verification)"
+  read -r w_ns w_ex _ _ < <(srun bench-c-0 trivial "$T/c-ledger-$n.json" 64)
   log "(c) 512 executions against $n existing observations"
   read -r ns ex _ kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
   log "(c) resume on $((n + ex)) observations"
   read -r r_ns r_ex r_sk r_kb < <(srun bench-c-1 trivial "$T/c-ledger-$n.json" 64)
-  expect "$ex $r_ex $r_sk" "512 0 512" "(c) executed, resumed executed and skipped"
+  expect "$w_ex $ex $r_ex $r_sk" "512 512 0 512" "(c) warm-up executed, executed, resumed executed and skipped"
+  "$strata" verify "$T/c-ledger-$n.json" >/dev/null || { echo "bench: (c) ledger does not verify" >&2; exit 1; }
   ms=$(awk -v t="$ns" -v e="$ex" 'BEGIN { printf "%.2f", t / 1e6 / e }')
   c_ms+=("$ms")
-  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $ex | $(secs "$ns") | $ms | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(awk -v t="$ns" -v r="$r_ns" -v e="$ex" 'BEGIN { printf "%.2f", (t - r) / 1e6 / e }') | $(mib "$kb") / $(mib "$r_kb") |")
+  c_rows+=("| $n | $(stat -c %s "$src" | awk '{ printf "%.1f", $1 / 1048576 }') | $(secs "$w_ns") | $ex | $(secs "$ns") | $ms | $(mib "$kb") | $(secs "$r_ns") ($r_ex executed, $r_sk skipped) | $(mib "$r_kb") |")
   rm -f "$T/c-ledger-$n.json"*
 done
 echo
 echo "## (c) Cost per completion as the ledger grows (512 executions, trivial provider, --jobs 64)"
 echo
-echo "| Existing observations | Ledger before (MiB) | Executed | Wall (s) | ms per completion | Resume wall, same command again (s) | (wall - resume) per completion (ms) | Peak RSS run / resume (MiB) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| Existing observations | Pre-filled ledger (MiB) | Warm-up run, first verification (s) | Executed | Wall (s) | ms per completion | Peak RSS (MiB) | Resume, same command again (s) | Peak RSS resume (MiB) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${c_rows[@]}"
 echo
 echo "ms per completion, 99,488 vs 1,000 existing observations: **$(ratio "${c_ms[2]}" "${c_ms[0]}")x** (target <= 1.5)."
 echo "Resume on the 100,000-observation ledger (99,488 + 512, everything recorded): **$(secs "$r_ns") s**."
 
+fi
+
+if want d; then
 # --- (d) peak RSS -----------------------------------------------------------------------------
 log "(d) 512 x 2 s at --jobs 500"
 read -r d_ns d_ex _ d_kb < <(srun bench-d-1 sleep2000 "$T/d-ledger-500.json" 500)
@@ -272,4 +291,6 @@ echo "| trivial provider, \`--jobs 1\` | $d1_ex | $(secs "$d1_ns") | $(mib "$d1_
 echo
 echo "RSS ratio jobs 500 / jobs 1: $(ratio "$d_kb" "$d1_kb")x."
 echo
+fi
+
 echo "Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,7 @@
 #include "strata/app/study_run.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,7 +30,9 @@
 #include "strata/model/json_writer.hpp"
 #include "strata/model/ledger_index.hpp"
 #include "strata/model/observation_builder.hpp"
+#include "strata/store/ledger_append.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/store/verified_ledger.hpp"
 
 namespace strata::app {
 namespace {
@@ -83,6 +87,34 @@ class StudyRun {
  private:
   // ---- ledger state ------------------------------------------------------------------
   void load_ledger() {
+    if (store::undo_interrupted_append(settings_.ledger_path))
+      std::fprintf(stderr, "strata: %s: undid an append cut short by an earlier interruption (its observations are still in the journal)\n",
+                   settings_.ledger_path.c_str());
+    if (!load_verified_ledger()) load_whole_ledger();
+  }
+
+  // A fresh run on a ledger this program verified and wrote, unchanged since and with an
+  // empty journal, needs none of its observations: only the count, the run ids and the
+  // hash state to append a block. Nothing is read that grows with the ledger.
+  bool load_verified_ledger() {
+    struct stat journal {};
+    if (::stat(store::journal_path_for(settings_.ledger_path).c_str(), &journal) == 0 && journal.st_size > 0) return false;
+    std::optional<store::VerifiedLedger> verified = store::read_verified_ledger(settings_.ledger_path);
+    if (!verified || verified->run_ids.count(run_id_) > 0) return false;
+    const Json header = {{"type", "controlled-study-observation-ledger"}, {"schemaVersion", 1.0},
+                         {"ledgerVersion", verified->ledger_version}, {"contentHashAlgo", std::string(model::kContentHashAlgo)}};
+    hasher_ = model::LedgerHasher::restore(header, verified->hash_state);
+    if (!hasher_) return false;
+    ledger_version_ = verified->ledger_version;
+    ledger_hash_ = verified->content_hash;
+    unloaded_observations_ = verified->observations;
+    run_ids_ = std::move(verified->run_ids);
+    appendable_ = true;
+    record_current_ = true;
+    return true;
+  }
+
+  void load_whole_ledger() {
     store::LedgerState state = store::read_ledger_state(settings_.ledger_path);
     if (state.journal.dropped)
       std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n",
@@ -93,25 +125,35 @@ class StudyRun {
     const bool journal_empty = state.journal.observations.empty();
     dirty_ = !state.ledger_exists || !journal_empty;
     observations_ = store::take_merged_observations(state);
-    bool run_recorded = false;
     for (const auto& o : observations_) {
       index_.add_existing(o);
-      run_recorded = run_recorded || o["runId"] == run_id_;
+      run_ids_.insert(str(o["runId"]));
     }
     // A fresh run on a folded ledger only adds a block at the end: the fold can append.
-    if (state.ledger_exists && journal_empty && !run_recorded && state.hasher) {
+    if (state.ledger_exists && journal_empty && state.hasher) {
       hasher_ = std::move(state.hasher);
+      appendable_ = run_ids_.count(run_id_) == 0;
       folded_count_ = observations_.size();
     }
     if (!state.ledger_exists) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, {});
+  }
+
+  std::size_t total_observations() const { return unloaded_observations_ + observations_.size(); }
+
+  // Keeps <ledger>.verified in step with the file when the hash state matches it.
+  void record_verified_ledger() {
+    if (!hasher_ || record_current_) return;
+    std::set<std::string> run_ids = run_ids_;
+    store::VerifiedLedger verified{ledger_hash_, ledger_version_, total_observations(), std::move(run_ids), hasher_->saved_state()};
+    record_current_ = store::write_verified_ledger(settings_.ledger_path, verified);
   }
 
   // A ledger holds at most 100,000 observations: refuse before running anything.
   void check_capacity() const {
     std::size_t to_run = 0;
     for (const auto& key : keys_) to_run += index_.has_execution_key(key) ? 0 : 1;
-    if (observations_.size() + to_run > model::kMaxLedgerObservations)
-      throw Error("Ledger " + settings_.ledger_path + " holds " + std::to_string(observations_.size()) + " observations; " +
+    if (total_observations() + to_run > model::kMaxLedgerObservations)
+      throw Error("Ledger " + settings_.ledger_path + " holds " + std::to_string(total_observations()) + " observations; " +
                   std::to_string(to_run) + " more would exceed the limit of 100000. Use another ledger.");
   }
 
@@ -127,13 +169,20 @@ class StudyRun {
     outcome.assisted_arm.recorded = recorded_unavailable_;
     outcome.ledger_path = std::filesystem::absolute(settings_.ledger_path).lexically_normal().string();
     if (dirty_) fold_journal();
+    record_verified_ledger();
     outcome.ledger_hash = ledger_hash_;
     return outcome;
   }
 
   void fold_journal() {
     observations_ = ordered_observations();  // keep the folded order for a later fold
-    if (!append_fold()) ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
+    if (!append_fold()) {
+      if (unloaded_observations_ > 0)  // only a fresh run's block on an unchanged ledger gets here
+        throw Error("Ledger " + settings_.ledger_path + " changed during the run; every completed observation is in " +
+                    store::journal_path_for(settings_.ledger_path) + " and the next run folds it.");
+      hasher_.reset();  // the rewrite below leaves the loaded hash state behind
+      ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
+    }
     journal_->truncate();
     dirty_ = false;
   }
@@ -142,25 +191,31 @@ class StudyRun {
   // holds for the first fold of a fresh run only: a later completion may come earlier in
   // selection order than what an earlier fold wrote, so later folds rewrite the ledger.
   bool append_fold() {
-    if (!hasher_) return false;
-    std::unique_ptr<model::LedgerHasher> hasher = std::move(hasher_);
+    if (!appendable_ || !hasher_) return false;
+    appendable_ = false;
     std::unordered_set<std::string> folded;
     for (std::size_t i = 0; i < folded_count_; ++i) folded.insert(str(observations_[i]["contentHash"]));
     const std::vector<Json> block(observations_.begin() + static_cast<std::ptrdiff_t>(folded_count_), observations_.end());
     for (const auto& o : block)
       if (!folded.insert(str(o["contentHash"])).second) return false;  // let the full fold report it
-    if (observations_.size() > model::kMaxLedgerObservations) return false;
-    auto hash = store::append_to_ledger_file(settings_.ledger_path, ledger_hash_, *hasher, block);
+    if (total_observations() > model::kMaxLedgerObservations) return false;
+    auto hash = store::append_to_ledger_file(settings_.ledger_path, ledger_hash_, *hasher_, block);
     if (!hash) return false;
     ledger_hash_ = *hash;
+    run_ids_.insert(run_id_);
+    record_current_ = false;
     return true;
   }
 
   // Folding rewrites the whole ledger, so it waits until the journal is as long as the
-  // ledger (at least kMinFold entries): each completion then costs O(1) amortised.
+  // ledger (at least kMinFold entries): each completion then costs O(1) amortised. With the
+  // ledger's observations not loaded (a fresh run, at most 512 executions) the only fold is
+  // the final append.
   void fold_if_large() {
     static constexpr std::uint64_t kMinFold = 4096;
-    if (journal_->busy() || journal_->entries() < std::max<std::uint64_t>(kMinFold, observations_.size() / 2)) return;
+    if (unloaded_observations_ > 0 || journal_->busy() ||
+        journal_->entries() < std::max<std::uint64_t>(kMinFold, observations_.size() / 2))
+      return;
     fold_journal();
   }
 
@@ -282,8 +337,12 @@ class StudyRun {
   std::string ledger_version_ = "v1", ledger_hash_;
   std::vector<Json> observations_;
   std::vector<std::string> keys_;  // execution key of each planned execution
-  std::unique_ptr<model::LedgerHasher> hasher_;  // set while the next fold may append
-  std::size_t folded_count_ = 0;                 // observations in the file when hasher_ was taken
+  std::unique_ptr<model::LedgerHasher> hasher_;  // hash state of the ledger file, while known
+  bool appendable_ = false;                      // the next fold may append (a fresh run)
+  std::size_t folded_count_ = 0;                 // of observations_, those in the file when loaded
+  std::size_t unloaded_observations_ = 0;        // in the file but not in observations_ (verified record)
+  std::set<std::string> run_ids_;                // of the observations in the file
+  bool record_current_ = false;                  // <ledger>.verified describes the file
   std::chrono::steady_clock::time_point started_;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;

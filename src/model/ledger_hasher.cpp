@@ -39,6 +39,20 @@ void LedgerHasher::append(const Json& observation) {
   state_->empty = false;
 }
 
+// "<empty flag> <SHA-256 state>".
+std::string LedgerHasher::saved_state() const { return (state_->empty ? "0 " : "1 ") + state_->sha.saved_state(); }
+
+std::unique_ptr<LedgerHasher> LedgerHasher::restore(const Json& ledger, std::string_view saved) {
+  if (saved.size() < 2 || (saved[0] != '0' && saved[0] != '1') || saved[1] != ' ') return nullptr;
+  Json header = Json::object();
+  for (const char* member : {"contentHashAlgo", "ledgerVersion", "schemaVersion", "type"}) header[member] = ledger.at(member);
+  header["observations"] = Json::array();
+  auto hasher = std::make_unique<LedgerHasher>(header);
+  if (!hasher->state_->sha.restore(saved.substr(2))) return nullptr;
+  hasher->state_->empty = saved[0] == '0';
+  return hasher;
+}
+
 std::string LedgerHasher::hash() const {
   return state_->sha.hex(state_->suffix);  // closes the text; the kept state stays extendable
 }

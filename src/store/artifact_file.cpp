@@ -1,6 +1,7 @@
 #include "strata/store/artifact_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "strata/error.hpp"
 #include "strata/model/json_document.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/store/ledger_append.hpp"
 
 namespace strata::store {
 namespace {
@@ -41,6 +43,9 @@ std::string read_artifact_text(const std::string& path) {
   if (::fstat(fd.get(), &info) != 0) fail_errno(path, "cannot read the file");
   if (S_ISDIR(info.st_mode)) throw Error("is a directory, not a JSON file", path);
   const auto too_large = [&] { return Error("file is larger than the 256 MiB limit", path); };
+  // A ledger's in-place append holds LOCK_EX while its bytes change (store/ledger_append).
+  if (S_ISREG(info.st_mode) && (::flock(fd.get(), LOCK_SH) != 0 || ::fstat(fd.get(), &info) != 0))
+    fail_errno(path, "cannot read the file");
   if (S_ISREG(info.st_mode) && static_cast<std::uintmax_t>(info.st_size) > kMaxArtifactBytes) throw too_large();
   // Regular files are read in one allocation; pipes (e.g. <(...)) grow until EOF.
   std::string text(S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 64 * 1024, '\0');
@@ -60,6 +65,7 @@ std::string read_artifact_text(const std::string& path) {
   }
   if (done > kMaxArtifactBytes) throw too_large();
   text.resize(done);
+  if (S_ISREG(info.st_mode)) apply_pending_undo(path, info.st_ino, text);
   return text;
 }
 

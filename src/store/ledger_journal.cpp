@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -20,7 +19,6 @@
 #include "strata/model/json_document.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
-#include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {
 namespace {
@@ -99,55 +97,6 @@ std::vector<model::Json> take_merged_observations(LedgerState& state) {
   state.ledger["observations"] = model::Json::array();
   state.journal.observations.clear();
   return all;
-}
-
-std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
-                                                 model::LedgerHasher& hasher, const std::vector<model::Json>& appended) {
-  const auto closing = [](const std::string& hash) {
-    return "\n  ],\n  \"contentHash\": \"" + hash + "\",\n  \"contentHashAlgo\": \"sha256-normalized-v1\"\n}\n";
-  };
-  const std::string old_closing = closing(old_hash);
-  FileDescriptor source(::open(ledger_path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat info {};
-  if (source.get() < 0 || ::fstat(source.get(), &info) != 0 || static_cast<std::size_t>(info.st_size) < old_closing.size())
-    return std::nullopt;
-  const auto prefix = static_cast<std::size_t>(info.st_size) - old_closing.size();
-  std::string tail(old_closing.size(), '\0');
-  if (::pread(source.get(), tail.data(), tail.size(), static_cast<off_t>(prefix)) != static_cast<ssize_t>(tail.size()) ||
-      tail != old_closing)
-    return std::nullopt;
-  std::string text;
-  for (const auto& observation : appended) {
-    hasher.append(observation);
-    text += ",\n    " + model::pretty_json(observation, 2);
-  }
-  const std::string new_hash = hasher.hash();
-  text += closing(new_hash);
-
-  const std::string temp = ledger_path + ".tmp-" + std::to_string(::getpid());
-  FileDescriptor target(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (target.get() < 0) throw Error("cannot create a temporary file: " + errno_text(), ledger_path);
-  try {
-    loff_t offset = 0;
-    while (static_cast<std::size_t>(offset) < prefix) {  // in-kernel copy of the unchanged part
-      const ssize_t n = ::copy_file_range(source.get(), &offset, target.get(), nullptr,
-                                          prefix - static_cast<std::size_t>(offset), 0);
-      if (n <= 0) throw Error("cannot copy the ledger: " + errno_text(), ledger_path);
-    }
-    for (std::size_t done = 0; done < text.size();) {
-      const ssize_t n = ::write(target.get(), text.data() + done, text.size() - done);
-      if (n < 0 && errno != EINTR) throw Error("cannot write the ledger: " + errno_text(), ledger_path);
-      if (n > 0) done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(target.get()) != 0) throw Error("cannot fsync the ledger: " + errno_text(), ledger_path);
-    if (::rename(temp.c_str(), ledger_path.c_str()) != 0) throw Error("cannot replace the ledger: " + errno_text(), ledger_path);
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
-  }
-  FileDescriptor directory(::open(std::filesystem::absolute(ledger_path).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (directory.get() >= 0) ::fsync(directory.get());
-  return new_hash;
 }
 
 std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,

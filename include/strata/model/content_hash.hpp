@@ -1,6 +1,7 @@
 #pragma once
 // sha256-normalized-v1 (spec §2): SHA-256 of the canonical JSON of a value without its
 // top-level contentHash member.
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,8 +11,9 @@ namespace strata::model {
 
 inline constexpr std::string_view kContentHashAlgo = "sha256-normalized-v1";
 
-// Incremental SHA-256 (OpenSSL EVP). hex() may be called at any point and leaves the
-// state as it is, so more bytes can follow; hex(tail) is the digest as if `tail` followed.
+// Incremental SHA-256 (OpenSSL). hex() may be called at any point and leaves the state as
+// it is, so more bytes can follow; hex(tail) is the digest as if `tail` followed. The state
+// can be saved as text and restored later (a grown ledger's hash without re-reading it).
 class Sha256 {
  public:
   Sha256();
@@ -22,8 +24,14 @@ class Sha256 {
   void update(std::string_view bytes);
   std::string hex(std::string_view tail = {}) const;  // lower-case hex digest
 
+  // The state after the bytes so far, as printable text; restore() returns false (and
+  // changes nothing) for text that saved_state() did not produce.
+  std::string saved_state() const;
+  bool restore(std::string_view saved);
+
  private:
-  void* ctx_;  // EVP_MD_CTX, kept out of this header
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 // Lower-case hex SHA-256 of the bytes.

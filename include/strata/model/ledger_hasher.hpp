@@ -5,6 +5,7 @@
 // observations appended at the end, without serialising the earlier ones again.
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "strata/model/json.hpp"
 
@@ -23,6 +24,12 @@ class LedgerHasher {
 
   // The contentHash of the ledger as extended so far.
   std::string hash() const;
+
+  // The hash state as printable text, and a hasher continued from such text for a ledger
+  // with these top-level members (its observations are not read). restore() returns
+  // nullptr for text that saved_state() did not produce.
+  std::string saved_state() const;
+  static std::unique_ptr<LedgerHasher> restore(const Json& ledger, std::string_view saved);
 
  private:
   struct State;

@@ -49,15 +49,6 @@ LedgerState read_ledger_state(const std::string& ledger_path);
 // out of `state` (no copy of a large ledger), which keeps its other members.
 std::vector<model::Json> take_merged_observations(LedgerState& state);
 
-// Appends observations to the end of a ledger file in the persisted layout without
-// rewriting what is there: the file's bytes up to its closing are copied in the kernel,
-// the new observations and the new seal are written after them, then the copy replaces
-// the file atomically. `hasher` holds the file's hash state and is extended. Returns the
-// new contentHash, or nullopt (nothing changed) when the file does not end with the exact
-// closing of `old_hash` (an empty ledger, or another layout): then rewrite it in full.
-std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
-                                                 model::LedgerHasher& hasher, const std::vector<model::Json>& appended);
-
 // Seals and atomically writes a ledger with these observations (valid sealed
 // observations, from a parse or a create); returns its contentHash.
 std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The in-place append of a fresh run's block and the verified-ledger record
+# (docs/DECISIONS.md, "In-place append" and "Verified-ledger record"):
+#   - runs that follow each other on one ledger append their blocks; the ledger verifies;
+#   - a ledger changed behind strata's back (same size, mtime restored) is verified in full
+#     again and refused, not trusted because of the record;
+#   - a crash at each step of the append (undo record written, half the bytes written, all
+#     written) loses nothing: readers see the old ledger plus the journal, and the next run
+#     undoes the append, folds the journal and records each execution exactly once.
+# Usage: run_append_test.sh <strata binary> <example provider binary>
+STRATA=$(realpath "$1")
+PROVIDER=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
+EXAMPLES=$(realpath "$(dirname "$0")/../../examples/study")
+
+# The example study, with absolute paths, and one plan per run id.
+python3 - "$WORK" "$EXAMPLES" "$PROVIDER" <<'PY'
+import json, sys
+work, examples, provider = sys.argv[1:4]
+providers = json.load(open(f"{examples}/provider-config.payload.json"))
+for p in providers["providers"]:
+    p["command"] = provider
+json.dump(providers, open(f"{work}/providers.payload.json", "w"))
+repos = json.load(open(f"{examples}/repository-config.payload.json"))
+for r in repos["repositories"]:
+    r["root"] = f"{examples}/repository"
+json.dump(repos, open(f"{work}/repos.payload.json", "w"))
+PY
+"$STRATA" seal task-suite "$EXAMPLES/task-suite.payload.json" -o "$WORK/suite.json" >/dev/null
+"$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
+"$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
+for id in a b c d e-undo e-torn e-written; do
+  python3 - "$EXAMPLES/run-plan.payload.json" "$WORK/suite.json" "$id" "$WORK/plan-$id.payload.json" <<'PY'
+import json, sys
+plan_path, suite_path, run_id, out = sys.argv[1:5]
+plan = json.load(open(plan_path))
+plan["runId"] = f"append-{run_id}"
+plan["taskSuiteHash"] = json.load(open(suite_path))["contentHash"]
+json.dump(plan, open(out, "w"))
+PY
+  "$STRATA" seal run-plan "$WORK/plan-$id.payload.json" -o "$WORK/plan-$id.json" >/dev/null
+done
+
+study_run() {  # study_run <plan id> <ledger>
+  run run "$WORK/plan-$1.json" "$WORK/suite.json" --providers "$WORK/providers.json" \
+    --repositories "$WORK/repos.json" --ledger "$2" --jobs 4 --text
+}
+
+# Each run id's executions in the ledger, and how many times the most repeated key occurs.
+ledger_counts() {
+  python3 - "$1" <<'PY'
+import collections, json, sys
+observations = json.load(open(sys.argv[1]))["observations"]
+keys = collections.Counter((o["runId"], json.dumps(o["task"], sort_keys=True)) for o in observations)
+runs = collections.Counter(o["runId"] for o in observations)
+print(" ".join(f"{r}={n}" for r, n in sorted(runs.items())), "max-repeat=%d" % max(keys.values()))
+PY
+}
+
+L=$WORK/ledger.json
+# --- appending runs ----------------------------------------------------------------------
+study_run a "$L"; expect_code 0 "run a"
+study_run b "$L"; expect_code 0 "run b"
+expect_true "[ -s '$L.verified' ]" "run b (an append) records what it verified"
+study_run c "$L"; expect_code 0 "run c (from the verified record)"
+expect_out_has "Executed: 16" "run c executes its plan"
+run verify --text "$L"; expect_code 0 "ledger after three runs verifies"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "three blocks, each execution once"
+study_run c "$L"; expect_code 0 "run c again"
+expect_out_has "Skipped: 16" "run c again skips everything"
+
+# --- a ledger changed behind strata's back ------------------------------------------------
+cp -p "$L" "$WORK/good.json"; cp -p "$L.verified" "$WORK/good.verified"
+# Same length, modification time restored: only a full verification can notice.
+python3 - "$L" <<'PY'
+import sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+at = data.index(b'"append-b"')
+open(path, "r+b").write(data[:at] + b'"append-x"' + data[at + 10:])
+PY
+touch -r "$WORK/good.json" "$L"
+cp -p "$L" "$WORK/tampered.json"
+study_run d "$L"; expect_code 2 "run d on a tampered ledger"
+expect_err_has "content hash" "run d names the hash failure"
+expect_true "cmp -s '$L' '$WORK/tampered.json'" "the tampered ledger is left as it was"
+expect_true "[ ! -s '$L.journal' ]" "nothing was run on the tampered ledger"
+
+# --- crashes inside the append --------------------------------------------------------------
+for point in undo torn written; do
+  C=$WORK/crash-$point.json
+  cp "$WORK/good.json" "$C"
+  study_run d "$C"; expect_code 0 "crash-$point: run d (a fresh record)"
+  STRATA_TEST_CRASH_AT=append-$([ $point = undo ] && echo undo-written || echo $point) study_run "e-$point" "$C"
+  expect_code 137 "crash-$point: run e killed inside the append"
+  expect_true "[ -e '$C.append-undo' ]" "crash-$point: the undo record is left"
+  if [ $point = torn ]; then
+    expect_true "! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$C' 2>/dev/null" "crash-torn: the file itself is torn"
+  fi
+  run verify --text "$C"; expect_code 0 "crash-$point: readers see the old ledger"
+  expect_out_has "journal: 16 verified observation(s) not yet folded" "crash-$point: the block is in the journal"
+  run ledger --json "$C"; expect_code 0 "crash-$point: strata ledger reads it"
+  study_run "e-$point" "$C"; expect_code 0 "crash-$point: run e again"
+  expect_err_has "undid an append cut short" "crash-$point: the append is undone"
+  expect_out_has "Executed: 0" "crash-$point: nothing runs twice"
+  expect_true "[ ! -e '$C.append-undo' ]" "crash-$point: the undo record is gone"
+  run verify --text "$C"; expect_code 0 "crash-$point: the ledger verifies"
+  expect_true "! grep -q journal '$WORK/stdout'" "crash-$point: the journal is folded"
+  expect_true "[ \"\$(ledger_counts '$C')\" = 'append-a=16 append-b=16 append-c=16 append-d=16 append-e-$point=16 max-repeat=1' ]" \
+    "crash-$point: every execution exactly once"
+done
+
+finish
