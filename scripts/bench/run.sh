@@ -32,7 +32,7 @@ done
 FIX=/work/shared/fixtures/doc-bridge
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/strata-run-bench.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+[ -n "${KEEP_BENCH_DIR:-}" ] || trap 'rm -rf "$T"' EXIT  # KEEP_BENCH_DIR=1 keeps it for a closer look
 # A private copy, so a rebuild in the middle of the benchmark cannot swap the binary under it.
 cp "$build/strata" "$T/strata"
 strata=$T/strata
@@ -43,6 +43,7 @@ log() { echo "[bench] $*" >&2; }
 now_ns() { date +%s%N; }
 secs() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e9 }'; }       # ns -> s
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+all_secs() { local v out=(); for v in "$@"; do out+=("$(secs "$v")"); done; echo "${out[*]}"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rounds=3  # for (a) and (b); (c) and (d) run once
 parts=${PARTS:-a b c d}  # PARTS="c" runs only part (c)
@@ -189,7 +190,6 @@ for r in $(seq "$rounds"); do
   x_tot+=("$(($(now_ns) - x_start))")
 done
 a_med=$(median "${a_tot[@]}") x_med=$(median "${x_tot[@]}")
-all_secs() { local v out=(); for v in "$@"; do out+=("$(secs "$v")"); done; echo "${out[*]}"; }
 echo
 echo "## (a) Trivial provider, $a_exec executions, 64 at once ($rounds rounds, alternating)"
 echo

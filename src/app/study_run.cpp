@@ -78,7 +78,14 @@ class StudyRun {
     std::exception_ptr failure;
     asio::co_spawn(io_, main_loop(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
-    RunOutcome outcome = fold();
+    RunOutcome outcome;
+    try {
+      outcome = fold();
+    } catch (const Error& e) {
+      if (!failure && !jobs_.failure()) throw;
+      // The first failure is the one to report; the fold's is a consequence (e.g. a full disk).
+      std::fprintf(stderr, "strata: %s (every completed observation stays in the journal)\n", e.describe().c_str());
+    }
     if (failure) std::rethrow_exception(failure);
     if (jobs_.failure()) throw Error(*jobs_.failure());
     return outcome;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <csignal>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ std::vector<std::string> drop_in_command(const std::string& invoked_as) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) a write must fail with EFBIG and be reported like any
+  // other write error, not kill the process halfway through a write (SIGXFSZ).
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::string invoked_as = std::filesystem::path(argv[0]).filename().string();
   const std::vector<std::string> drop_in = drop_in_command(invoked_as);
   std::vector<std::string> arguments(argv + 1, argv + argc);

@@ -63,7 +63,7 @@ pid_t spawn_child(const ProcessSpec& spec, Pipe& in, Pipe& out, Pipe& err) {
   sigset_t empty, defaults;
   sigemptyset(&empty);
   sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD, SIGXFSZ}) sigaddset(&defaults, s);
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);

@@ -48,3 +48,57 @@ finish() {
   echo "$((checks - failures)) passed, $failures failed"
   [ "$failures" -eq 0 ]
 }
+
+# make_example_study <provider binary> <run id suffix>...: the example study of examples/study
+# in $WORK (suite.json, providers.json with the given provider, repos.json with an absolute
+# root) and one sealed plan per suffix, $WORK/plan-<suffix>.json with runId append-<suffix>.
+make_example_study() {
+  local provider=$1 examples id
+  shift
+  examples=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../../examples/study")
+  python3 - "$WORK" "$examples" "$provider" <<'PY'
+import json, sys
+work, examples, provider = sys.argv[1:4]
+providers = json.load(open(f"{examples}/provider-config.payload.json"))
+for p in providers["providers"]:
+    p["command"] = provider
+json.dump(providers, open(f"{work}/providers.payload.json", "w"))
+repos = json.load(open(f"{examples}/repository-config.payload.json"))
+for r in repos["repositories"]:
+    r["root"] = f"{examples}/repository"
+json.dump(repos, open(f"{work}/repos.payload.json", "w"))
+PY
+  "$STRATA" seal task-suite "$examples/task-suite.payload.json" -o "$WORK/suite.json" >/dev/null
+  "$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
+  "$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
+  for id in "$@"; do
+    python3 - "$examples/run-plan.payload.json" "$WORK/suite.json" "$id" "$WORK/plan-$id.payload.json" <<'PY'
+import json, sys
+plan_path, suite_path, run_id, out = sys.argv[1:5]
+plan = json.load(open(plan_path))
+plan["runId"] = f"append-{run_id}"
+plan["taskSuiteHash"] = json.load(open(suite_path))["contentHash"]
+json.dump(plan, open(out, "w"))
+PY
+    "$STRATA" seal run-plan "$WORK/plan-$id.payload.json" -o "$WORK/plan-$id.json" >/dev/null
+  done
+}
+
+# study_run <plan suffix> <ledger> [more run args]: `strata run` of make_example_study's study.
+study_run() {
+  local plan=$1 ledger=$2
+  shift 2
+  run run "$WORK/plan-$plan.json" "$WORK/suite.json" --providers "$WORK/providers.json" \
+    --repositories "$WORK/repos.json" --ledger "$ledger" --jobs 4 --text "$@"
+}
+
+# ledger_counts <ledger>: "<runId>=<observations> ... max-repeat=<most times one execution occurs>".
+ledger_counts() {
+  python3 - "$1" <<'PY'
+import collections, json, sys
+observations = json.load(open(sys.argv[1]))["observations"]
+keys = collections.Counter((o["runId"], json.dumps(o["task"], sort_keys=True)) for o in observations)
+runs = collections.Counter(o["runId"] for o in observations)
+print(" ".join(f"{r}={n}" for r, n in sorted(runs.items())), "max-repeat=%d" % max(keys.values(), default=0))
+PY
+}

@@ -11,51 +11,8 @@
 STRATA=$(realpath "$1")
 PROVIDER=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
-EXAMPLES=$(realpath "$(dirname "$0")/../../examples/study")
 
-# The example study, with absolute paths, and one plan per run id.
-python3 - "$WORK" "$EXAMPLES" "$PROVIDER" <<'PY'
-import json, sys
-work, examples, provider = sys.argv[1:4]
-providers = json.load(open(f"{examples}/provider-config.payload.json"))
-for p in providers["providers"]:
-    p["command"] = provider
-json.dump(providers, open(f"{work}/providers.payload.json", "w"))
-repos = json.load(open(f"{examples}/repository-config.payload.json"))
-for r in repos["repositories"]:
-    r["root"] = f"{examples}/repository"
-json.dump(repos, open(f"{work}/repos.payload.json", "w"))
-PY
-"$STRATA" seal task-suite "$EXAMPLES/task-suite.payload.json" -o "$WORK/suite.json" >/dev/null
-"$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
-"$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
-for id in a b c d e-undo e-torn e-written; do
-  python3 - "$EXAMPLES/run-plan.payload.json" "$WORK/suite.json" "$id" "$WORK/plan-$id.payload.json" <<'PY'
-import json, sys
-plan_path, suite_path, run_id, out = sys.argv[1:5]
-plan = json.load(open(plan_path))
-plan["runId"] = f"append-{run_id}"
-plan["taskSuiteHash"] = json.load(open(suite_path))["contentHash"]
-json.dump(plan, open(out, "w"))
-PY
-  "$STRATA" seal run-plan "$WORK/plan-$id.payload.json" -o "$WORK/plan-$id.json" >/dev/null
-done
-
-study_run() {  # study_run <plan id> <ledger>
-  run run "$WORK/plan-$1.json" "$WORK/suite.json" --providers "$WORK/providers.json" \
-    --repositories "$WORK/repos.json" --ledger "$2" --jobs 4 --text
-}
-
-# Each run id's executions in the ledger, and how many times the most repeated key occurs.
-ledger_counts() {
-  python3 - "$1" <<'PY'
-import collections, json, sys
-observations = json.load(open(sys.argv[1]))["observations"]
-keys = collections.Counter((o["runId"], json.dumps(o["task"], sort_keys=True)) for o in observations)
-runs = collections.Counter(o["runId"] for o in observations)
-print(" ".join(f"{r}={n}" for r, n in sorted(runs.items())), "max-repeat=%d" % max(keys.values()))
-PY
-}
+make_example_study "$PROVIDER" a b c d e-undo e-torn e-written
 
 L=$WORK/ledger.json
 # --- appending runs ----------------------------------------------------------------------

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Storage faults in `strata run` (issue "Reliability", fault injection): with a file-size limit
+# (ulimit -f) a write fails with EFBIG. Whether the journal, the full fold or the in-place append
+# fails, the run stops with a clear error naming the file, keeps every observation that was
+# durable, leaves no temporary file, and the next run without the limit resumes and records
+# each execution exactly once.
+# Usage: run_faults_test.sh <strata binary> <example provider binary>
+REAL_STRATA=$(realpath "$1")
+STRATA=$REAL_STRATA
+PROVIDER=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
+
+make_example_study "$PROVIDER" a b c
+# `strata` under a file-size limit of $LIMIT_KB KiB.
+cat >"$WORK/limited-strata" <<SH
+#!/usr/bin/env bash
+ulimit -f "\$LIMIT_KB"
+exec "$REAL_STRATA" "\$@"
+SH
+chmod +x "$WORK/limited-strata"
+limited_run() {  # limited_run <KiB> <plan> <ledger>
+  STRATA=$WORK/limited-strata LIMIT_KB=$1 study_run "$2" "$3"
+}
+no_temp_files() { ! ls "$WORK"/*.tmp-* >/dev/null 2>&1; }
+
+# --- the fold fails: the journal (about 33 KiB) fits, the folded ledger does not ---------------
+L=$WORK/fold.json
+limited_run 40 a "$L"
+expect_code 2 "fold fault: exit code"
+expect_err_has "$L: cannot write: File too large" "fold fault: the error names the ledger"
+expect_true no_temp_files "fold fault: no temporary file is left"
+run verify --text "$L"; expect_code 0 "fold fault: the ledger still verifies"
+expect_out_has "journal: 16 verified observation(s) not yet folded" "fold fault: every completion is kept"
+study_run a "$L"; expect_code 0 "fold fault: resume"
+expect_out_has "Executed: 0" "fold fault: resume runs nothing again"
+run verify --text "$L"; expect_code 0 "fold fault: verifies after the resume"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "fold fault: each execution once"
+
+# --- the journal fails mid-run ---------------------------------------------------------------
+L=$WORK/journal.json
+limited_run 12 a "$L"
+expect_code 2 "journal fault: exit code"
+expect_err_has "$L.journal: cannot append to the journal: File too large" "journal fault: the error names the journal"
+expect_true no_temp_files "journal fault: no temporary file is left"
+run verify --text "$L"; expect_code 0 "journal fault: the ledger still verifies"
+kept=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
+expect_true "[ '${kept:-0}' -gt 0 ]" "journal fault: the completions before the fault are kept"
+study_run a "$L"; expect_code 0 "journal fault: resume"
+expect_out_has "Executed: $((16 - ${kept:-0}))" "journal fault: resume runs only what was not recorded"
+run verify --text "$L"; expect_code 0 "journal fault: verifies after the resume"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "journal fault: each execution once"
+
+# --- the in-place append fails: run b's block does not fit after run a's -----------------------
+L=$WORK/append.json
+study_run a "$L"; expect_code 0 "append fault: run a"
+study_run b "$L"; expect_code 0 "append fault: run b (a first append, writes the record)"
+cp "$L" "$WORK/before.json"
+size_kb=$(( $(stat -c %s "$L") / 1024 + 4 ))
+limited_run "$size_kb" c "$L"
+expect_code 2 "append fault: exit code"
+expect_err_has "$L: cannot write the ledger: File too large" "append fault: the error names the ledger"
+expect_true "[ -e '$L.append-undo' ]" "append fault: the undo record stays for the next run"
+run verify --text "$L"; expect_code 0 "append fault: readers see the old ledger"
+expect_out_has "journal: 16 verified observation(s) not yet folded" "append fault: run c's completions are kept"
+study_run c "$L"; expect_code 0 "append fault: resume"
+expect_err_has "undid an append cut short" "append fault: the append is undone"
+expect_out_has "Executed: 0" "append fault: resume runs nothing again"
+run verify --text "$L"; expect_code 0 "append fault: verifies after the resume"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "append fault: each execution once"
+expect_true no_temp_files "append fault: no temporary file is left"
+
+finish
