@@ -61,8 +61,8 @@ std::map<std::string, Json> read_checkpoint(const std::string& path, const std::
 
 class AdjudicationRun {
  public:
-  AdjudicationRun(const Json& ledger, const Json& suite, const Json& config, const AdjudicationSettings& settings)
-      : ledger_(ledger), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
+  AdjudicationRun(Json ledger, const Json& suite, const Json& config, const AdjudicationSettings& settings)
+      : ledger_(std::move(ledger)), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
         settings_(settings), jobs_(io_, settings.jobs, settings.kill_grace) {}
 
   AdjudicationOutcome run() {
@@ -151,15 +151,17 @@ class AdjudicationRun {
     ++judged_;
   }
 
+  // The last step: the input's observations are moved into the output, not copied (a large
+  // ledger would otherwise be held three times).
   Json write_output() {
-    Json observations = ledger_["observations"];
-    for (std::size_t index : selected_) observations[index] = done_.at(str(observations[index]["contentHash"]));
-    Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), observations.get<std::vector<Json>>());
+    auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
+    for (std::size_t index : selected_) observations[index] = std::move(done_.at(str(observations[index]["contentHash"])));
+    Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), std::move(observations));
     store::write_file_atomically(settings_.output_path, model::pretty_json(output) + "\n");
     return output;
   }
 
-  const Json& ledger_;
+  Json ledger_;
   const Json& suite_;
   const Json& adjudicator_;
   const std::string config_hash_;
@@ -177,10 +179,10 @@ class AdjudicationRun {
 
 }  // namespace
 
-AdjudicationOutcome run_adjudication(const Json& ledger, const Json& suite, const Json& provider_config,
+AdjudicationOutcome run_adjudication(Json ledger, const Json& suite, const Json& provider_config,
                                      const AdjudicationSettings& settings) {
   exec::init_process_runtime();
-  AdjudicationRun run(ledger, suite, provider_config, settings);
+  AdjudicationRun run(std::move(ledger), suite, provider_config, settings);
   return run.run();
 }
 

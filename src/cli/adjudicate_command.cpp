@@ -39,7 +39,7 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.selection.limit = count_option(options.limit, true);
   settings.selection.offset = count_option(options.offset, false);
   if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
-  const Json ledger = load_artifact(ArtifactKind::ledger, options.ledger);
+  Json ledger = load_artifact(ArtifactKind::ledger, options.ledger);
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
   if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");
@@ -47,7 +47,7 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.jobs = options.jobs;
   settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
   settings.progress = ::isatty(2) == 1;
-  const app::AdjudicationOutcome outcome = app::run_adjudication(ledger, suite, config, settings);
+  const app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
                  outcome.judged + outcome.reused, outcome.selected);

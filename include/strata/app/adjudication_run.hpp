@@ -25,9 +25,9 @@ struct AdjudicationOutcome {
   double selected = 0, judged = 0, reused = 0;
 };
 
-// `ledger` and `suite` are parsed artifacts; `provider_config` declares an adjudicator.
+// `ledger` (taken over: its observations move into the output) and `suite` are parsed artifacts; `provider_config` declares an adjudicator.
 // Throws strata::Error before judging anything when the batch cannot run.
-AdjudicationOutcome run_adjudication(const model::Json& ledger, const model::Json& suite,
+AdjudicationOutcome run_adjudication(model::Json ledger, const model::Json& suite,
                                      const model::Json& provider_config, const AdjudicationSettings& settings);
 
 }  // namespace strata::app
