@@ -70,7 +70,8 @@ PlannedExecution plan_execution(const Json& cell, const StudyInputs& inputs, con
   planned.provider = model::find_provider(inputs.providers, str(cell["modelId"]), scenario);
   if (planned.provider == nullptr)
     throw Error("No provider CLI is configured for model " + str(cell["modelId"]) + " and scenario " + scenario + ".");
-  planned.command_path = exec::resolve_command(str((*planned.provider)["command"]), planned.repository_root, path_variable);
+  if (planned.provider->contains("command"))  // an endpoint provider has none (Strata extension)
+    planned.command_path = exec::resolve_command(str((*planned.provider)["command"]), planned.repository_root, path_variable);
   if (planned.task == nullptr) throw Error("Task " + str(cell["taskId"]) + " is not present in the task suite.");
   planned.recorded = model::recorded_task(cell, *planned.task);
   planned.request = model::compact_json(model::provider_request(planned.recorded, *planned.task));

@@ -283,10 +283,20 @@ class StudyRun {
     spec.working_directory = e.repository_root;
     spec.stdin_data = e.request;
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(budget["maxRuntimeMs"].get<double>()));
-    spec.stdout_limit = static_cast<std::size_t>(
-        std::min(provider["maxOutputBytes"].get<double>(), budget["maxOutputBytes"].get<double>()));
+    spec.stdout_limit = output_limit(provider);
     spec.kill_grace = settings_.kill_grace;
     return spec;
+  }
+
+  // Bytes of provider output kept: the smaller of the provider's and the plan's bound.
+  std::size_t output_limit(const Json& provider) const {
+    return static_cast<std::size_t>(
+        std::min(provider["maxOutputBytes"].get<double>(), inputs_.plan["budget"]["maxOutputBytes"].get<double>()));
+  }
+
+  EndpointCaller& endpoint_caller() const {
+    if (settings_.endpoints == nullptr) throw Error("This build of strata cannot call endpoint providers.");
+    return *settings_.endpoints;
   }
 
   asio::awaitable<void> execute(std::size_t index) {
@@ -300,11 +310,15 @@ class StudyRun {
       model::AttemptRecord record;
       const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
       for (int attempt = 1; attempt <= attempts; ++attempt) {
-        exec::ProcessSpec spec = process_spec(e, attempt);
-        const std::size_t output_limit = spec.stdout_limit;
-        const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+        if (e.provider->contains("endpoint")) {
+          EndpointAttempt call{e.provider, e.request, output_limit(*e.provider)};
+          record = co_await endpoint_caller().attempt(std::move(call));
+        } else {
+          exec::ProcessSpec spec = process_spec(e, attempt);
+          const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+          record = engine::attempt_record(result, output_limit(*e.provider));
+        }
         if (jobs_.stopping()) co_return;  // interrupted: not an outcome; a resume runs it again
-        record = engine::attempt_record(result, output_limit);
         if (record.status == "completed") break;
       }
       in.observed_at = now_iso8601();

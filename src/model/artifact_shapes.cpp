@@ -1,6 +1,7 @@
 // Shapes of every artifact of spec §1, in schema member order.
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
+#include "strata/model/cm_packet.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/payload_shapes.hpp"
 
@@ -29,14 +30,33 @@ ShapePtr pricing() {
                  required("cachedInputPerMillionUsd", number(0)), required("outputPerMillionUsd", number(0))});
 }
 
+// Strata extension: a hosted OpenAI-compatible model called in-process instead of a command.
+// The environment variables are named, never their values.
+ShapePtr endpoint() {
+  auto parameters = object({optional("temperature", number(0, 2)), optional("top_p", number(0, 1)),
+                            optional("max_tokens", integer(1, 1000000)), optional("seed", integer(0, 9007199254740991.0)),
+                            optional("presence_penalty", number(-2, 2)), optional("frequency_penalty", number(-2, 2)),
+                            optional("stop", array_of(text(1, 256), 1, 4))});
+  return object({required("protocol", constant("openai-chat-completions")),
+                 required("baseUrlEnv", text(TextRule::environment_name)),
+                 required("apiKeyEnv", text(TextRule::environment_name)), required("model", text(1, 128)),
+                 optional("parameters", parameters), optional("maxConcurrency", integer(1, 1024)),
+                 optional("requestsPerMinute", integer(1, 1000000)), defaulted("transportRetries", integer(0, 10), 3)},
+                [](const Json& v, const JsonPath& path) {
+                  if (!cm::is_model_name(v["model"].get<std::string>()))
+                    refuse(path.member("model"), "Endpoint model names use letters, digits and ._:/+@- (at most 128).");
+                });
+}
+
 std::vector<Field> command_fields() {
-  return {required("command", text(TextRule::command)),
+  return {optional("command", text(TextRule::command)),
           defaulted("args", array_of(text(TextRule::argument), 0, 64), Json::array()),
           defaulted("envAllowlist", array_of(text(TextRule::environment_name), 0, 64), Json::array()),
           required("providerNetwork", boolean()),
           required("maxInputBytes", integer(1, 8000000)),
           required("maxOutputBytes", integer(1, 256000)),
-          optional("pricing", pricing())};
+          optional("pricing", pricing()),
+          optional("endpoint", endpoint())};
 }
 
 std::vector<Field> with_command(std::vector<Field> head) {
@@ -44,10 +64,23 @@ std::vector<Field> with_command(std::vector<Field> head) {
   return head;
 }
 
+// A provider or adjudicator runs a command or calls an endpoint, never both.
+void check_command_or_endpoint(const Json& entry, const JsonPath& path) {
+  const bool command = entry.contains("command"), endpoint = entry.contains("endpoint");
+  if (command == endpoint)
+    refuse(path, command ? "A provider entry has either command or endpoint, not both."
+                         : "A provider entry needs command or endpoint.");
+  if (endpoint && !entry["args"].empty()) refuse(path.member("args"), "args apply to command providers only.");
+  if (endpoint && !entry["providerNetwork"].get<bool>())
+    refuse(path.member("providerNetwork"), "An endpoint provider must declare providerNetwork true.");
+}
+
 ShapePtr provider_config() {
   auto provider = object(with_command(
-      {required("modelId", identifier()), required("scenarioIds", array_of(enumeration(kScenarios), 1, 3))}));
-  auto adjudicator = object(with_command({required("id", identifier()), required("modelId", identifier())}));
+      {required("modelId", identifier()), required("scenarioIds", array_of(enumeration(kScenarios), 1, 3))}),
+      check_command_or_endpoint);
+  auto adjudicator = object(with_command({required("id", identifier()), required("modelId", identifier())}),
+                            check_command_or_endpoint);
   return object({required("type", constant("study-provider-cli-config")), required("schemaVersion", constant(1)),
                  required("configVersion", reference()), required("providers", array_of(provider, 1, 16)),
                  optional("adjudicator", adjudicator)});

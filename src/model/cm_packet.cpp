@@ -233,14 +233,21 @@ RoleMessages role_messages(const Json& packet, const std::string& workflow, cons
   return messages;
 }
 
-std::string request_body(const std::string& model, const RoleMessages& messages) {
+std::string request_body(const std::string& model, const RoleMessages& messages, const Json* parameters) {
   std::string body = "{\"model\":";
   append_json_string(body, model);
   body += ",\"messages\":[{\"role\":\"system\",\"content\":";
   append_json_string(body, messages.system);
   body += "},{\"role\":\"user\",\"content\":";
   append_json_string(body, messages.user);
-  body += "}],\"stream\":false}";
+  body += "}],\"stream\":false";
+  if (parameters != nullptr)
+    for (const auto& [name, value] : parameters->items()) {
+      body += ",";
+      append_json_string(body, name);
+      body += ":" + compact_json(value);
+    }
+  body += "}";
   return body;
 }
 

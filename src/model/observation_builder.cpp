@@ -91,7 +91,16 @@ Json observation_payload(const ObservationInputs& in, const AttemptRecord& attem
     attempt.status = "invalid-output";
     attempt.error_code = "invalid-metrics";
   }
-  const Json response = parsed ? *parsed : Json::object();
+  Json response = parsed ? *parsed : Json::object();
+  if (parsed && attempt.measured_usage) {  // what the endpoint counted, not what the model says
+    response["inputTokens"] = attempt.measured_usage->input_tokens;
+    response["outputTokens"] = attempt.measured_usage->output_tokens;
+    response["tokenMethod"] = "provider";
+    if (attempt.measured_usage->cached_input_tokens) {
+      if (!response.contains("measurements")) response["measurements"] = Json::object();
+      response["measurements"]["cachedInputTokens"] = *attempt.measured_usage->cached_input_tokens;
+    }
+  }
   const double tokens = number_member(response, "inputTokens").value_or(0) + number_member(response, "outputTokens").value_or(0);
   if (tokens > (*in.plan)["budget"]["maxTokens"].get<double>()) {
     attempt.status = "budget-exceeded";

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "strata/app/endpoint_caller.hpp"
 #include "strata/app/run_preflight.hpp"
 #include "strata/model/assisted_arm.hpp"
 
@@ -17,6 +18,7 @@ struct RunSettings {
   int jobs = 4;
   std::chrono::milliseconds kill_grace{2000};
   bool progress = false;  // a progress line on stderr
+  EndpointCaller* endpoints = nullptr;  // for endpoint providers (not owned)
 };
 
 struct RunOutcome {

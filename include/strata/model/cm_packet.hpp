@@ -32,8 +32,9 @@ struct RoleMessages {
 RoleMessages role_messages(const Json& packet, const std::string& workflow, const std::string& stage,
                            const std::string& role);
 
-// {"model":…,"messages":[system,user],"stream":false}, compact, non-ASCII raw.
-std::string request_body(const std::string& model, const RoleMessages& messages);
+// {"model":…,"messages":[system,user],"stream":false}, compact, non-ASCII raw; then the
+// members of `parameters` (an endpoint provider's request parameters), if given.
+std::string request_body(const std::string& model, const RoleMessages& messages, const Json* parameters = nullptr);
 
 // choices[0].message.content (§1.7 step 4); throws strata::Error with the exact message.
 std::string completion_text(const Json& response);

@@ -19,6 +19,13 @@ struct AttemptRecord {
   double stderr_bytes = 0;
   std::string stderr_hash;
   std::optional<std::string> error_code;
+  // Token usage the caller measured itself (an endpoint's usage object): it replaces the
+  // counts in the response, with tokenMethod "provider".
+  struct Usage {
+    double input_tokens = 0, output_tokens = 0;
+    std::optional<double> cached_input_tokens;
+  };
+  std::optional<Usage> measured_usage;
 };
 
 struct ObservationInputs {
