@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -32,8 +33,10 @@ int max_depth(const Json& v, int depth) {
   return deepest;
 }
 
+// A count that fits int64 (a larger one is not a usable count: it would wrap, found by fuzzing).
 bool non_negative_int(const Json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
+  return v.is_number_integer() && v.get<std::int64_t>() >= 0;
 }
 
 std::optional<std::int64_t> first_count(const Json& object, std::initializer_list<const char*> names) {

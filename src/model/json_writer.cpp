@@ -50,12 +50,10 @@ void append_scalar(std::string& out, const Json& value) {
     case Json::value_t::null: out += "null"; break;
     case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; break;
     case Json::value_t::string: append_json_string(out, value.get_ref<const std::string&>()); break;
-    case Json::value_t::number_integer:
-      append_ecmascript_number(out, static_cast<double>(value.get<std::int64_t>()));
-      break;
-    case Json::value_t::number_unsigned:
-      append_ecmascript_number(out, static_cast<double>(value.get<std::uint64_t>()));
-      break;
+    // Integers (only values built in code have these types; parsed numbers are doubles) are
+    // written exactly: token counts above 2^53 must not be rounded (found by fuzzing).
+    case Json::value_t::number_integer: out += std::to_string(value.get<std::int64_t>()); break;
+    case Json::value_t::number_unsigned: out += std::to_string(value.get<std::uint64_t>()); break;
     case Json::value_t::number_float: append_ecmascript_number(out, value.get<double>()); break;
     default: out += "null"; break;  // binary/discarded never occur in our values
   }
