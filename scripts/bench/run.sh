@@ -77,6 +77,7 @@ C
 cc -O2 -o "$T/p-trivial" "$T/provider.c"
 cc -O2 -DFROM_FILE -o "$T/p-trivial-file" "$T/provider.c"
 cc -O2 -DSLEEP_US=200000 -o "$T/p-sleep200" "$T/provider.c"
+cc -O2 -DFROM_FILE -DSLEEP_US=200000 -o "$T/p-sleep200-file" "$T/provider.c"
 cc -O2 -DSLEEP_US=2000000 -o "$T/p-sleep2000" "$T/provider.c"
 printf '#!/bin/sh\ncat >"%s/req.json"\necho "{}"\n' "$T" >"$T/p-dump"
 chmod +x "$T/p-dump"
@@ -205,7 +206,7 @@ fi
 
 if want b; then
 # --- (b) 200 ms provider, 1,000 executions at --jobs 100 -------------------------------------
-b_tot=()
+b_tot=() bx_tot=()
 for r in $(seq "$rounds"); do
   log "(b) round $r: strata, 2 plans x 500 at --jobs 100, 200 ms provider"
   b_ns=0 b_exec=0
@@ -216,8 +217,12 @@ for r in $(seq "$rounds"); do
   done
   b_tot+=("$b_ns")
   rm -f "$T/b-ledger-$r.json"*
+  log "(b) round $r: xargs -P 100, $b_exec launches of the same 200 ms provider"
+  x_start=$(now_ns)
+  seq "$b_exec" | xargs -P 100 -n 1 "$T/p-sleep200-file" "$T/req.json" >/dev/null
+  bx_tot+=("$(($(now_ns) - x_start))")
 done
-b_med=$(median "${b_tot[@]}")
+b_med=$(median "${b_tot[@]}") bx_med=$(median "${bx_tot[@]}")
 b_ideal=$(awk -v n="$b_exec" 'BEGIN { printf "%.3f", int((n + 99) / 100) * 0.2 }')
 echo
 echo "## (b) 200 ms provider, $b_exec executions, 100 at once ($rounds rounds)"
@@ -225,8 +230,9 @@ echo
 echo "| Run | Executions | Median wall (s) | Ideal (s) | Wall/ideal | All rounds (s) |"
 echo "|---|---:|---:|---:|---:|---|"
 echo "| \`strata run --jobs 100\` (2 plans x 500, one ledger) | $b_exec | $(secs "$b_med") | $b_ideal | **$(awk -v t="$b_med" -v i="$b_ideal" 'BEGIN { printf "%.2f", t / 1e9 / i }')x** | $(all_secs "${b_tot[@]}") |"
+echo "| \`seq $b_exec \| xargs -P 100 -n 1 p-sleep200-file req.json\` (reference: the machine's launch cost) | $b_exec | $(secs "$bx_med") | $b_ideal | $(awk -v t="$bx_med" -v i="$b_ideal" 'BEGIN { printf "%.2f", t / 1e9 / i }')x | $(all_secs "${bx_tot[@]}") |"
 echo
-echo "Target: wall/ideal <= 1.1. Ideal = ceil($b_exec / 100) waves x 200 ms."
+echo "Target: wall/ideal <= 1.1. Ideal = ceil($b_exec / 100) waves x 200 ms. strata/xargs (medians): $(ratio "$b_med" "$bx_med")x."
 
 fi
 

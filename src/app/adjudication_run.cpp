@@ -65,6 +65,11 @@ class AdjudicationRun {
       : ledger_(std::move(ledger)), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
         settings_(settings), jobs_(io_, settings.jobs, settings.kill_grace) {}
 
+  // Endpoint connections belong to io_: they go before it does, however the run ended.
+  ~AdjudicationRun() {
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();
+  }
+
   AdjudicationOutcome run() {
     prepare();
     store::LedgerLock lock(settings_.output_path);
@@ -97,7 +102,10 @@ class AdjudicationRun {
     const Json& observations = ledger_["observations"];
     selected_ = model::select_for_adjudication(observations, settings_.selection);
     const char* path = std::getenv("PATH");
-    command_ = exec::resolve_command(str(adjudicator_["command"]), std::filesystem::current_path().string(), path ? path : "");
+    if (adjudicator_.contains("command"))  // an endpoint adjudicator has none (Strata extension)
+      command_ = exec::resolve_command(str(adjudicator_["command"]), std::filesystem::current_path().string(), path ? path : "");
+    else if (settings_.endpoints == nullptr)
+      throw Error("This build of strata cannot call endpoint adjudicators.");
     for (std::size_t index : selected_) {
       const Json& o = observations[index];
       const Json* task = model::find_task(suite_, str(o["task"]["taskId"]));
@@ -140,11 +148,19 @@ class AdjudicationRun {
   }
 
   asio::awaitable<void> judge(std::size_t k) {
-    exec::ProcessSpec spec = judge_spec(k);
-    const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+    model::JudgeRecord record;
+    if (adjudicator_.contains("endpoint")) {
+      EndpointAttempt call{&adjudicator_, requests_[k], model::EndpointRole::adjudicator,
+                           static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>())};
+      const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
+      record = engine::judge_record(attempt);
+    } else {
+      exec::ProcessSpec spec = judge_spec(k);
+      const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+      record = engine::judge_record(result);
+    }
     if (jobs_.stopping()) co_return;  // interrupted: judged again on the re-run
-    Json judged = model::adjudicated_observation(ledger_["observations"][selected_[k]], adjudicator_, config_hash_,
-                                                 engine::judge_record(result));
+    Json judged = model::adjudicated_observation(ledger_["observations"][selected_[k]], adjudicator_, config_hash_, record);
     const Json line = {{"source", source_hash(k)}, {"configuration", config_hash_}, {"observation", judged}};
     co_await journal_->append(model::compact_json(line));
     done_[source_hash(k)] = std::move(judged);

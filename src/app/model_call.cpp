@@ -12,6 +12,7 @@
 #include "strata/error.hpp"
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/json_writer.hpp"
+#include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
 #include "strata/net/https_client.hpp"
 
@@ -117,11 +118,7 @@ net::HttpResponse send(const std::string& endpoint, const std::string& api_key, 
   net::HttpsClient client(ca_file);
   net::HttpRequest request;
   request.url = endpoint;
-  request.headers = {{"Authorization", "Bearer " + api_key},
-                     {"Content-Type", "application/json"},
-                     {"Accept", "application/json"},
-                     {"Accept-Encoding", "identity"},
-                     {"User-Agent", "strata-call"}};
+  request.headers = net::chat_completions_headers(api_key, "strata-call");
   request.body = body;
   request.timeout = std::chrono::seconds(timeout_seconds);
   request.max_body_bytes = kMaxResponseBytes;

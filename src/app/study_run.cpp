@@ -68,6 +68,11 @@ class StudyRun {
         index_(run_id_, str(inputs.plan["contentHash"])),
         jobs_(io_, settings.jobs, settings.kill_grace) {}
 
+  // Endpoint connections belong to io_: they go before it does, however the run ended.
+  ~StudyRun() {
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();
+  }
+
   RunOutcome run() {
     store::LedgerLock lock(settings_.ledger_path);
     for (const auto& e : preflight_.executions) keys_.push_back(model::execution_key(e.recorded));
@@ -311,7 +316,7 @@ class StudyRun {
       const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
       for (int attempt = 1; attempt <= attempts; ++attempt) {
         if (e.provider->contains("endpoint")) {
-          EndpointAttempt call{e.provider, e.request, output_limit(*e.provider)};
+          EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider)};
           record = co_await endpoint_caller().attempt(std::move(call));
         } else {
           exec::ProcessSpec spec = process_spec(e, attempt);

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "strata/app/adjudication_run.hpp"
+#include "strata/app/hosted_endpoints.hpp"
 
 namespace strata::cli {
 namespace {
@@ -47,6 +48,10 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.jobs = options.jobs;
   settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
   settings.progress = ::isatty(2) == 1;
+  // An endpoint adjudicator's variables are checked before anything is judged.
+  app::HostedEndpoints endpoints({&config["adjudicator"]},
+                                 std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())));
+  settings.endpoints = &endpoints;
   const app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",

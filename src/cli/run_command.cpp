@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "strata/app/hosted_endpoints.hpp"
 #include "strata/app/run_preflight.hpp"
 #include "strata/app/study_run.hpp"
 
@@ -66,6 +67,9 @@ int run_study(const RunOptions& options) {
                           load_artifact(ArtifactKind::repository_config, options.repositories)};
   const char* path = std::getenv("PATH");
   const app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
+  // Endpoint providers' variables are checked here, in the dry run too.
+  app::HostedEndpoints endpoints(
+      app::endpoint_providers(preflight), std::chrono::milliseconds(static_cast<long long>(inputs.plan["budget"]["maxRuntimeMs"].get<double>())));
   std::optional<app::RunOutcome> outcome;
   if (!options.dry_run) {
     app::RunSettings settings;
@@ -74,6 +78,7 @@ int run_study(const RunOptions& options) {
     settings.jobs = options.jobs;
     settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
     settings.progress = ::isatty(2) == 1;
+    settings.endpoints = &endpoints;
     outcome = app::run_study(inputs, preflight, settings);
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",

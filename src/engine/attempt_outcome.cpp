@@ -91,4 +91,12 @@ model::JudgeRecord judge_record(const exec::ProcessResult& result) {
   return judge;
 }
 
+model::JudgeRecord judge_record(const model::AttemptRecord& attempt) {
+  model::JudgeRecord judge;
+  judge.duration_ms = attempt.duration_ms;
+  judge.stdout_text = attempt.stdout_text;
+  judge.status = attempt.status == "failed" ? "unavailable" : attempt.status;
+  return judge;
+}
+
 }  // namespace strata::engine

@@ -89,7 +89,7 @@ study_run() {
   local plan=$1 ledger=$2
   shift 2
   run run "$WORK/plan-$plan.json" "$WORK/suite.json" --providers "$WORK/providers.json" \
-    --repositories "$WORK/repos.json" --ledger "$ledger" --jobs 4 --text "$@"
+    --repositories "$WORK/repos.json" --ledger "$ledger" --jobs "${JOBS:-4}" --text "$@"
 }
 
 # ledger_counts <ledger>: "<runId>=<observations> ... max-repeat=<most times one execution occurs>".

@@ -12,6 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <ctime>
 #include <sstream>
 
 namespace strata::testing {
@@ -23,9 +24,15 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
-std::string completion(const std::string& usage) {
+// A chat completion with `reply` as the model's text (a JSON string value, escaped).
+std::string completion(const std::string& usage, const std::string& reply = "hello from the test server") {
+  std::string text;
+  for (const char c : reply) {
+    if (c == '"' || c == '\\') text += '\\';
+    text += c;
+  }
   return R"({"id":"chatcmpl-test","object":"chat.completion","model":"test-model-1","choices":[{"index":0,)"
-         R"("message":{"role":"assistant","content":"hello from the test server"},"finish_reason":"stop"}])" +
+         R"("message":{"role":"assistant","content":")" + text + R"("},"finish_reason":"stop"}])" +
          (usage.empty() ? std::string() : ",\"usage\":" + usage) + "}";
 }
 
@@ -35,9 +42,9 @@ struct Answer {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
-Answer answer_for(const std::string& fault) {
+Answer answer_for(const std::string& fault, const std::string& reply) {
   Answer a;
-  a.body = completion(R"({"prompt_tokens":11,"completion_tokens":7,"total_tokens":18})");
+  a.body = completion(R"({"prompt_tokens":11,"completion_tokens":7,"total_tokens":18})", reply);
   if (fault == "redirect") {
     a.status = http::status::found;
     a.headers.push_back({"Location", "https://other.invalid/v1/chat/completions"});
@@ -62,11 +69,21 @@ Answer answer_for(const std::string& fault) {
   } else if (fault == "usage-aliased") {
     a.body = completion(R"({"input_tokens":13,"output_tokens":5})");
   } else if (fault == "usage-cached") {
-    a.body = completion(R"({"prompt_tokens":20,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":16}})");
+    a.body = completion(R"({"prompt_tokens":20,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":16}})", reply);
   } else if (fault == "usage-cache-write") {
     a.body = completion(R"({"prompt_tokens":20,"completion_tokens":4,"cache_creation_input_tokens":9,"cache_read_input_tokens":3})");
   }
   return a;
+}
+
+// An IMF-fixdate `seconds` from now (whole seconds, so 1 s less than that at worst).
+std::string http_date_in(int seconds) {
+  const std::time_t when = std::time(nullptr) + seconds;
+  std::tm parts{};
+  gmtime_r(&when, &parts);
+  char text[64];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S GMT", &parts);
+  return text;
 }
 
 asio::awaitable<void> pause(std::chrono::milliseconds d) {
@@ -96,46 +113,88 @@ struct TestHttpsServer::Impl {
     owner.port_ = acceptor.local_endpoint().port();
   }
 
+  // A model request counts as in flight from the moment it has been read until its answer
+  // starts (or its connection is dropped): the client cannot have seen the answer before,
+  // so a client that never has more than N requests outstanding is never measured above N.
+  class InFlight {
+   public:
+    explicit InFlight(TestHttpsServer& owner) : owner_(owner) {
+      const int now = ++owner_.in_flight_;
+      for (int seen = owner_.max_in_flight_.load(); now > seen && !owner_.max_in_flight_.compare_exchange_weak(seen, now);) {
+      }
+    }
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+    ~InFlight() { leave(); }
+    void leave() {
+      if (counted_) --owner_.in_flight_;
+      counted_ = false;
+    }
+
+   private:
+    TestHttpsServer& owner_;
+    bool counted_ = true;
+  };
+
+  // Control requests from test scripts: POST /__fault/<name> switches the fault, POST
+  // /__reply sets the model's text (the request body) in successful answers, GET /__requests
+  // tells how many model requests arrived, GET /__stats returns the counters as JSON. They
+  // are not counted.
+  std::string control(const std::string& target, const std::string& body) {
+    if (target.rfind("/__fault/", 0) == 0) owner.set_fault(target.substr(9));
+    if (target == "/__reply") owner.set_reply(body);
+    if (target == "/__stats")
+      return "{\"requests\":" + std::to_string(owner.requests_.load()) + ",\"connections\":" +
+             std::to_string(owner.connections_.load()) + ",\"max_in_flight\":" + std::to_string(owner.max_in_flight_.load()) +
+             ",\"throttled\":" + std::to_string(owner.throttled_.load()) + "}";
+    return std::to_string(owner.requests_.load());
+  }
+
   template <class Stream>
   asio::awaitable<void> serve(Stream& stream) {
     beast::flat_buffer buffer;
-    for (;;) {
+    for (int on_connection = 1;; ++on_connection) {
       http::request<http::string_body> request;
       auto [ec, n] = co_await http::async_read(stream, buffer, request, kTuple);
       if (ec) co_return;
-      const int now = ++owner.in_flight_;
-      for (int seen = owner.max_in_flight_.load(); now > seen && !owner.max_in_flight_.compare_exchange_weak(seen, now);) {
+      const std::string target(request.target());
+      if (target.rfind("/__", 0) == 0) {
+        http::response<http::string_body> answer{http::status::ok, request.version()};
+        answer.body() = control(target, request.body());
+        answer.prepare_payload();
+        co_await http::async_write(stream, answer, kTuple);
+        continue;
       }
-      ++owner.requests_;
+      const int number = ++owner.requests_;
+      InFlight flight(owner);
       {
         std::ostringstream text;
         text << request;
         std::lock_guard lock(owner.mutex_);
         owner.last_request_ = text.str();
       }
-      // Control requests from test scripts: POST /__fault/<name> switches the fault,
-      // GET /__requests tells how many model requests arrived. Neither is counted.
-      const std::string target(request.target());
-      if (target.rfind("/__", 0) == 0) {
-        --owner.requests_;
-        if (target.rfind("/__fault/", 0) == 0) owner.set_fault(target.substr(9));
-        http::response<http::string_body> control{http::status::ok, request.version()};
-        control.body() = std::to_string(owner.requests_.load());
-        control.prepare_payload();
-        co_await http::async_write(stream, control, kTuple);
-        --owner.in_flight_;
-        continue;
-      }
-      const std::string fault = owner.fault();
-      bool keep_going = co_await respond(stream, request, fault);
-      --owner.in_flight_;
+      const bool keep_going = co_await respond(stream, request, owner.fault(), number, on_connection, flight);
       if (!keep_going || !request.keep_alive()) co_return;
     }
   }
 
+  // Answers the `number`th model request, the `on_connection`th on its connection; false
+  // when the connection must end.
   template <class Stream>
-  asio::awaitable<bool> respond(Stream& stream, const http::request<http::string_body>& request, const std::string& fault) {
-    if (fault == "reset") {  // the request arrived; the connection is reset instead of answered
+  asio::awaitable<bool> respond(Stream& stream, const http::request<http::string_body>& request, std::string fault,
+                                int number, int on_connection, InFlight& flight) {
+    // "<fault>,delay:<ms>": the fault, answered after a pause.
+    if (const auto comma = fault.find(",delay:"); comma != std::string::npos) {
+      const int delay = std::stoi(fault.substr(comma + 7));
+      fault.resize(comma);
+      co_await pause(std::chrono::milliseconds(delay));
+    } else if (fault.rfind("delay:", 0) == 0) {
+      co_await pause(std::chrono::milliseconds(std::stoi(fault.substr(6))));
+      fault = "ok";
+    }
+    if (fault == "reset" || (fault == "reset-reused" && on_connection > 1)) {
+      // The request arrived; the connection is reset instead of answered.
+      flight.leave();
       auto& socket = beast::get_lowest_layer(stream).socket();
       boost::system::error_code ignored;
       socket.set_option(asio::socket_base::linger(true, 0), ignored);
@@ -143,7 +202,19 @@ struct TestHttpsServer::Impl {
       co_return false;
     }
     if (fault == "slow-headers") co_await pause(std::chrono::milliseconds(3000));
-    const Answer a = answer_for(fault);
+    Answer a = answer_for(fault, owner.reply());
+    if (fault.rfind("throttle:", 0) == 0 && number % 3 == 0) {
+      // "throttle:<status>[:<seconds>|:date]": every third request gets <status>, with a
+      // Retry-After (default 1 s; "date": an HTTP date 1-2 s ahead) every other time.
+      const std::string spec = fault.substr(9);
+      const auto colon = spec.find(':');
+      const std::string retry_after = colon == std::string::npos ? "1" : spec.substr(colon + 1);
+      a.status = static_cast<http::status>(std::stoi(spec.substr(0, colon)));
+      a.body = R"({"error":{"message":"rate limited"}})";
+      if ((number / 3) % 2 == 1) a.headers.push_back({"Retry-After", retry_after == "date" ? http_date_in(2) : retry_after});
+      ++owner.throttled_;
+    }
+    flight.leave();
     if (fault == "truncated" || fault == "slow-body") {
       std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                          std::to_string(a.body.size()) + "\r\n\r\n";
@@ -165,11 +236,14 @@ struct TestHttpsServer::Impl {
     response.body() = a.body;
     response.prepare_payload();
     auto [ec, n] = co_await http::async_write(stream, response, kTuple);
-    co_return !ec;
+    // "drop-idle": answered as if the connection stayed open, then closed (an idle timeout).
+    co_return !ec && fault != "drop-idle";
   }
 
   asio::awaitable<void> session(tcp::socket socket) {
     ++owner.connections_;
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     if (owner.identity_ == Identity::plain_http) {
       beast::tcp_stream stream(std::move(socket));
       co_await serve(stream);
@@ -209,6 +283,16 @@ std::string TestHttpsServer::url(const std::string& host) const {
 void TestHttpsServer::set_fault(const std::string& fault) {
   std::lock_guard lock(mutex_);
   fault_ = fault;
+}
+
+void TestHttpsServer::set_reply(const std::string& reply) {
+  std::lock_guard lock(mutex_);
+  reply_ = reply;
+}
+
+std::string TestHttpsServer::reply() const {
+  std::lock_guard lock(mutex_);
+  return reply_;
 }
 
 std::string TestHttpsServer::fault() const {

@@ -1,7 +1,8 @@
 // strata-test-server: the test HTTPS server as a process, for CLI tests and benchmarks.
 //   strata-test-server <cert-dir> [good|wrong-host|untrusted|plain]
 // Prints "<port> <ca-file>" on one line, then serves until stdin closes.
-// Control: POST /__fault/<name> switches the fault; GET /__requests returns the count.
+// Control: POST /__fault/<name> switches the fault; GET /__requests returns the count;
+// GET /__stats returns {"requests","connections","max_in_flight","throttled"} as JSON.
 #include <iostream>
 #include <string>
 

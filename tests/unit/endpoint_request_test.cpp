@@ -88,15 +88,16 @@ TEST_CASE("the system message is the same for every execution; the user message 
   const Json endpoint = endpoint_provider()["endpoint"];
   const std::string first_request = request_for("consumer-01-discovery", "repository-only", 0);
   const std::string second_request = request_for("consumer-02-architecture", "deterministic-doc-bridge", 3);
-  const Json first = cm::parse_strict(endpoint_request_body(endpoint, first_request), "body");
-  const Json second = cm::parse_strict(endpoint_request_body(endpoint, second_request), "body");
+  const Json first = cm::parse_strict(endpoint_request_body(EndpointRole::provider, endpoint, first_request), "body");
+  const Json second = cm::parse_strict(endpoint_request_body(EndpointRole::provider, endpoint, second_request), "body");
   CHECK(first["model"] == "org/model-1");
   CHECK(first["stream"] == false);
   CHECK(first["temperature"] == 0.2);
   CHECK(first["max_tokens"] == 500);
   const std::string system = first["messages"][0]["content"];
   CHECK(system == second["messages"][0]["content"]);
-  CHECK(system == endpoint_system_message());
+  CHECK(system == endpoint_system_message(EndpointRole::provider));
+  CHECK(system != endpoint_system_message(EndpointRole::adjudicator));
   CHECK(system.rfind("[safety]\n", 0) == 0);
   const Json packet = cm::parse_strict(second["messages"][1]["content"].get<std::string>(), "packet");
   CHECK(cm::python_canonical_json(packet["context"]["request"]) ==
@@ -104,7 +105,7 @@ TEST_CASE("the system message is the same for every execution; the user message 
   CHECK(packet["identifiers"]["replicate"] == 3);
   // Python-style canonical text: integers stay integers, keys sorted.
   CHECK(second["messages"][1]["content"].get<std::string>().find("\"replicate\":3,") != std::string::npos);
-  CHECK(packet["role"] == kEndpointRole);
+  CHECK(packet["role"] == "study-provider");
 }
 
 TEST_CASE("measured usage replaces the model's own token counts", "[endpoint]") {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "strata/app/endpoint_caller.hpp"
 #include "strata/model/adjudication.hpp"
 #include "strata/model/json.hpp"
 
@@ -16,6 +17,7 @@ struct AdjudicationSettings {
   int jobs = 4;
   std::chrono::milliseconds kill_grace{2000};
   bool progress = false;
+  EndpointCaller* endpoints = nullptr;  // for an endpoint adjudicator (not owned)
 };
 
 struct AdjudicationOutcome {

@@ -8,14 +8,16 @@
 #include <cstddef>
 #include <string>
 
+#include "strata/model/endpoint_request.hpp"
 #include "strata/model/json.hpp"
 #include "strata/model/observation_builder.hpp"
 
 namespace strata::app {
 
 struct EndpointAttempt {
-  const model::Json* provider = nullptr;  // the provider entry (has "endpoint")
-  std::string request;                    // the compact study request (spec §1.9)
+  const model::Json* provider = nullptr;  // the provider or adjudicator entry (has "endpoint")
+  std::string request;                    // the compact request a process would read on stdin
+  model::EndpointRole role = model::EndpointRole::provider;
   std::size_t output_limit = 0;           // bytes of model text kept (min of the two maxOutputBytes)
 };
 
@@ -25,6 +27,10 @@ class EndpointCaller {
   // One attempt: the outcome as the run records it. Never throws for network behaviour.
   // Called on the run's io_context thread. Pass a named EndpointAttempt (g++ 12).
   virtual boost::asio::awaitable<model::AttemptRecord> attempt(EndpointAttempt call) = 0;
+
+  // Drops every connection. Called once the run's io_context has stopped and before it is
+  // destroyed: the connections belong to it.
+  virtual void close() = 0;
 };
 
 }  // namespace strata::app

@@ -19,4 +19,8 @@ namespace strata::engine {
 // The judge's process status (§4.3): non-zero exits and spawn errors are `unavailable`.
 model::JudgeRecord judge_record(const exec::ProcessResult& result);
 
+// The same for an endpoint judge's attempt (docs/ENDPOINTS.md): a failed or unreachable
+// endpoint is `unavailable`; the other statuses keep their meaning.
+model::JudgeRecord judge_record(const model::AttemptRecord& attempt);
+
 }  // namespace strata::engine

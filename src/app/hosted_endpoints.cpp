@@ -1,0 +1,170 @@
+#include "strata/app/hosted_endpoints.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "strata/error.hpp"
+#include "strata/model/cm_packet.hpp"
+#include "strata/model/content_hash.hpp"
+#include "strata/model/endpoint_request.hpp"
+#include "strata/model/json_document.hpp"
+#include "strata/model/utf.hpp"
+#include "strata/net/endpoint_client.hpp"
+#include "strata/net/endpoint_url.hpp"
+
+namespace strata::app {
+namespace {
+
+using model::Json;
+
+const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+
+// "Endpoint provider <modelId>" or "Endpoint adjudicator <id>".
+std::string entry_name(const Json& entry) {
+  return entry.contains("id") ? "Endpoint adjudicator " + str(entry["id"]) : "Endpoint provider " + str(entry["modelId"]);
+}
+
+// The value of the variable an endpoint names; the message names the variable only.
+std::string required_variable(const Json& provider, const char* member) {
+  const std::string& name = str(provider["endpoint"][member]);
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr || *value == '\0')
+    throw Error(entry_name(provider) + ": environment variable " + name + " is not set.");
+  return value;
+}
+
+net::EndpointSettings settings_for(const Json& provider, std::chrono::milliseconds deadline) {
+  const Json& endpoint = provider["endpoint"];
+  net::EndpointSettings settings;
+  settings.base_url = required_variable(provider, "baseUrlEnv");
+  const auto url = net::parse_url(settings.base_url);
+  const std::string where = entry_name(provider) + ": " + str(endpoint["baseUrlEnv"]);
+  if (!url || url->host.empty()) throw Error(where + " is not an http(s) URL.");
+  if (url->has_userinfo || url->has_query || url->has_fragment)
+    throw Error(where + " cannot contain credentials or query data.");
+  if (url->scheme == "http" && !net::is_loopback_host(url->host))
+    throw Error(where + " must use https (plain http only to a loopback host).");
+  settings.api_key = required_variable(provider, "apiKeyEnv");
+  settings.user_agent = "strata-run";
+  settings.max_concurrency = static_cast<int>(endpoint.value("maxConcurrency", 8.0));
+  settings.requests_per_minute = static_cast<int>(endpoint.value("requestsPerMinute", 0.0));
+  settings.transport_retries = static_cast<int>(endpoint["transportRetries"].get<double>());
+  settings.deadline = deadline;
+  return settings;
+}
+
+// The attempt record of an answer with status 2xx: the model's text is the provider's stdout.
+model::AttemptRecord completed_record(const net::EndpointResult& result, std::size_t output_limit) {
+  model::AttemptRecord record;
+  Json response;
+  try {
+    response = model::cm::parse_strict(result.response.body, "provider response");
+    record.stdout_text = model::cm::completion_text(response);
+  } catch (const Error&) {
+    record.status = "invalid-output";
+    record.error_code = "invalid-json";
+    record.stdout_text = model::sanitize_utf8(result.response.body.substr(0, output_limit));
+    return record;
+  }
+  const model::cm::Usage usage = model::cm::extract_usage(&response);
+  if (usage.observed) {
+    model::AttemptRecord::Usage measured{static_cast<double>(usage.input_tokens), static_cast<double>(usage.output_tokens), {}};
+    if (usage.cache_read_tokens) measured.cached_input_tokens = static_cast<double>(*usage.cache_read_tokens);
+    record.measured_usage = measured;
+  }
+  if (record.stdout_text.size() > output_limit) {
+    record.status = "budget-exceeded";
+    record.error_code = "output-limit";
+    record.stdout_text = model::truncate_utf16(record.stdout_text, output_limit);
+    return record;
+  }
+  try {
+    model::parse_json(record.stdout_text);
+    record.status = "completed";
+  } catch (const Error&) {
+    record.status = "invalid-output";
+    record.error_code = "invalid-json";
+  }
+  return record;
+}
+
+// Everything else: no usable answer (docs/ENDPOINTS.md, "Outcomes").
+model::AttemptRecord failed_record(const net::EndpointResult& result) {
+  model::AttemptRecord record;
+  switch (result.failure) {
+    case net::EndpointFailure::deadline:
+      record.status = "timed-out";
+      record.error_code = "timeout";
+      break;
+    case net::EndpointFailure::transport:
+      record.status = "unavailable";
+      record.error_code = "unavailable";
+      break;
+    case net::EndpointFailure::rate_limited:
+      record.status = "failed";
+      record.error_code = "rate-limited";
+      break;
+    case net::EndpointFailure::none:
+      record.status = "failed";
+      record.error_code = "http-" + std::to_string(result.response.status);
+      break;
+  }
+  return record;
+}
+
+}  // namespace
+
+std::vector<const Json*> endpoint_providers(const RunPreflight& preflight) {
+  std::vector<const Json*> entries;
+  for (const auto& execution : preflight.executions) {
+    const Json* provider = execution.provider;
+    if (provider != nullptr && provider->contains("endpoint") &&
+        std::find(entries.begin(), entries.end(), provider) == entries.end())
+      entries.push_back(provider);
+  }
+  return entries;
+}
+
+HostedEndpoints::HostedEndpoints(const std::vector<const Json*>& entries, std::chrono::milliseconds attempt_deadline) {
+  // Entries that reach the same endpoint (base URL and key) share one client, so its limits
+  // hold for the endpoint as a whole: the smallest concurrency and pace among them.
+  std::map<std::pair<std::string, std::string>, net::EndpointSettings> endpoints;
+  std::map<const Json*, std::pair<std::string, std::string>> endpoint_of;
+  for (const Json* entry : entries) {
+    if (!entry->contains("endpoint")) continue;
+    net::EndpointSettings settings = settings_for(*entry, attempt_deadline);
+    std::pair<std::string, std::string> key{settings.base_url, settings.api_key};
+    endpoint_of[entry] = key;
+    const auto [it, added] = endpoints.emplace(key, settings);
+    if (added) continue;
+    net::EndpointSettings& shared = it->second;
+    shared.max_concurrency = std::min(shared.max_concurrency, settings.max_concurrency);
+    if (settings.requests_per_minute > 0 &&
+        (shared.requests_per_minute == 0 || settings.requests_per_minute < shared.requests_per_minute))
+      shared.requests_per_minute = settings.requests_per_minute;
+  }
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<net::EndpointClient>> clients;
+  for (auto& [key, settings] : endpoints) clients[key] = std::make_shared<net::EndpointClient>(std::move(settings));
+  for (const auto& [entry, key] : endpoint_of) clients_[entry] = clients[key];
+}
+
+HostedEndpoints::~HostedEndpoints() = default;
+
+void HostedEndpoints::close() {
+  for (auto& [entry, client] : clients_) client.reset();
+}
+
+boost::asio::awaitable<model::AttemptRecord> HostedEndpoints::attempt(EndpointAttempt call) {
+  const auto client = clients_.find(call.provider);
+  if (client == clients_.end() || !client->second) throw Error("No endpoint client for provider " + str((*call.provider)["modelId"]) + ".");
+  std::string body = model::endpoint_request_body(call.role, (*call.provider)["endpoint"], call.request);
+  const auto started = std::chrono::steady_clock::now();
+  const net::EndpointResult result = co_await client->second->post_chat_completion(std::move(body));
+  model::AttemptRecord record = result.ok() ? completed_record(result, call.output_limit) : failed_record(result);
+  record.duration_ms = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
+  record.stderr_hash = model::sha256_hex("");  // no stderr: the hash of nothing, like a silent process
+  co_return record;
+}
+
+}  // namespace strata::app

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# `strata run` with endpoint providers (docs/ENDPOINTS.md) against the test HTTPS server:
+# executions complete with the endpoint's measured usage, the server never sees more requests
+# in flight than the endpoint allows, 429/503 answers (with and without Retry-After) on a third
+# of the requests are waited out, failures become the documented outcomes, pre-flight refuses
+# bad variables, and the API key appears nowhere Strata writes.
+# Usage: run_endpoint_test.sh <strata binary> <strata-test-server binary> <example provider binary>
+STRATA=$(realpath "$1")
+SERVER=$(realpath "$2")
+PROVIDER=$(realpath "$3")
+. "$(dirname "$0")/lib.sh"
+SECRET="sk-strata-endpoint-secret-$$"
+
+mkfifo "$WORK/server.ctl"
+"$SERVER" "$WORK/certs" <"$WORK/server.ctl" >"$WORK/server.info" &
+SERVER_PID=$!
+exec 3>"$WORK/server.ctl"
+for _ in $(seq 50); do [ -s "$WORK/server.info" ] && break; sleep 0.1; done
+read -r PORT CA <"$WORK/server.info"
+trap 'exec 3>&-; wait $SERVER_PID 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+export SSL_CERT_FILE=$CA
+control() { curl -s --cacert "$CA" -X "$1" "https://127.0.0.1:$PORT/__$2" "${@:3}"; }
+fault() { control POST "fault/$1" >/dev/null; }
+stat_of() { control GET stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+# What the model answers: a valid provider response (the run's stdout contract).
+control POST reply --data-binary '{"taskOutcome":"partial","evidenceQuality":"medium","safetyOutcome":"safe","evidenceIds":[],"inputTokens":1,"outputTokens":1,"tokenMethod":"estimate"}' >/dev/null
+
+make_example_study "$PROVIDER" ok throttled failing preflight
+# Every provider entry calls the endpoint, at most 3 requests in flight.
+python3 - "$WORK/providers.json" "$WORK/providers.payload.json" <<'PY'
+import json, sys
+sealed, out = sys.argv[1:3]
+config = json.load(open(sealed))
+for k in ("contentHash", "contentHashAlgo"):
+    config.pop(k)
+for p in config["providers"]:
+    for k in ("command", "args"):
+        p.pop(k, None)
+    p["providerNetwork"] = True
+    p["pricing"] = {"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.1, "outputPerMillionUsd": 2}
+    p["endpoint"] = {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL", "apiKeyEnv": "STUDY_API_KEY",
+                     "model": "test-model", "parameters": {"temperature": 0}, "maxConcurrency": 3}
+json.dump(config, open(out, "w"))
+PY
+"$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
+export STUDY_BASE_URL=https://127.0.0.1:$PORT/v1 STUDY_API_KEY=$SECRET
+
+# observations <ledger> <runId>: "status:errorCode:tokenMethod:inputTokens:cached" per observation, sorted and counted.
+observations() {
+  python3 - "$1" "$2" <<'PY'
+import collections, json, sys
+ledger, run = sys.argv[1:3]
+c = collections.Counter()
+for o in json.load(open(ledger))["observations"]:
+    if o["runId"] != run: continue
+    e = o["execution"]
+    c[f'{e["status"]}:{e.get("errorCode", "-")}:{e.get("tokenMethod", "-")}:{e.get("inputTokens", "-")}:{o.get("measurements", {}).get("cachedInputTokens", "-")}'] += 1
+print(" ".join(f"{n}x{k}" for k, n in sorted(c.items())))
+PY
+}
+
+L=$WORK/ledger.json
+# --- a study over the endpoint -----------------------------------------------------------------
+# Six provider entries name the same endpoint, each with maxConcurrency 3: they share its limit.
+# Answers take 50 ms so requests overlap.
+fault usage-cached,delay:50
+JOBS=16 study_run ok "$L"
+expect_code 0 "endpoint run"
+expect_out_has "Executed: 16" "endpoint run executes every execution"
+expect_true "[ \"\$(observations '$L' append-ok)\" = '16xcompleted:-:provider:20:16' ]" "completed with the endpoint's usage (20 in, 16 cached)"
+expect_true "[ \"\$(stat_of max_in_flight)\" -le 3 ]" "never more than maxConcurrency requests in flight (shared by the entries)"
+expect_true "[ \"\$(stat_of max_in_flight)\" -ge 2 ]" "requests did overlap (the bound above is not vacuous)"
+expect_true "[ \"\$(stat_of requests)\" -eq 16 ]" "one request per execution"
+run verify --text "$L"; expect_code 0 "the ledger verifies"
+before=$(stat_of requests)
+JOBS=16 study_run ok "$L"
+expect_out_has "Skipped: 16" "a second run skips everything"
+expect_true "[ \"\$(stat_of requests)\" -eq $before ]" "and sends nothing"
+
+# --- an endpoint adjudicator judges that ledger -----------------------------------------------------
+python3 - "$WORK/providers.json" "$WORK/judge.payload.json" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+for k in ("contentHash", "contentHashAlgo"):
+    config.pop(k)
+config["adjudicator"] = {"id": "endpoint-judge", "modelId": "judge-model", "providerNetwork": True,
+                         "maxInputBytes": 1000000, "maxOutputBytes": 65536,
+                         "endpoint": {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL",
+                                      "apiKeyEnv": "STUDY_API_KEY", "model": "judge-model-1", "maxConcurrency": 2}}
+json.dump(config, open(sys.argv[2], "w"))
+PY
+"$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
+control POST reply --data-binary '{"outcome":"success","confidence":0.9,"reasonCodes":["checks-passed"]}' >/dev/null
+fault ok
+run adjudicate "$L" "$WORK/suite.json" --adjudicator "$WORK/judge.json" --output "$WORK/judged.json" --jobs 8 --text
+expect_code 0 "endpoint adjudication"
+expect_true "[ \"\$(python3 -c 'import json,sys; print(sorted({(o[\"adjudication\"][\"actor\"], o[\"adjudication\"][\"outcome\"]) for o in json.load(open(sys.argv[1]))[\"observations\"]}))' '$WORK/judged.json')\" = \"[('endpoint-judge', 'success')]\" ]" \
+  "every observation judged by the endpoint adjudicator"
+run verify --text "$WORK/judged.json"; expect_code 0 "the adjudicated ledger verifies"
+expect_true "[ \"\$(stat_of max_in_flight)\" -le 3 ]" "the judge's requests stay within the limits too"
+control POST reply --data-binary '{"taskOutcome":"partial","evidenceQuality":"medium","safetyOutcome":"safe","evidenceIds":[],"inputTokens":1,"outputTokens":1,"tokenMethod":"estimate"}' >/dev/null
+
+# --- 429 and 503 on a third of the requests ------------------------------------------------------
+for throttle in ${THROTTLES:-throttle:429 throttle:429:1 throttle:503:1}; do
+  fault "$throttle"
+  rm -f "$L"*
+  throttled_before=$(stat_of throttled)
+  JOBS=16 study_run throttled "$L"
+  expect_code 0 "$throttle: run"
+  expect_true "[ \"\$(observations '$L' append-throttled)\" = '16xcompleted:-:provider:11:-' ]" "$throttle: every execution completes"
+  expect_true "[ \"\$(stat_of throttled)\" -gt $throttled_before ]" "$throttle: the server did throttle"
+  expect_true "[ \"\$(stat_of max_in_flight)\" -le 3 ]" "$throttle: never more than maxConcurrency in flight"
+done
+
+# --- failures ---------------------------------------------------------------------------------------
+fault status:500
+study_run failing "$L"
+expect_code 0 "HTTP 500: the run completes"
+expect_true "[ \"\$(observations '$L' append-failing)\" = '16xfailed:http-500:-:-:-' ]" "HTTP 500: failed, errorCode http-500"
+fault invalid-json
+rm -f "$L"*
+study_run failing "$L"
+expect_true "[ \"\$(observations '$L' append-failing)\" = '16xinvalid-output:invalid-json:-:-:-' ]" "invalid JSON body: invalid-output"
+fault ok
+
+# --- pre-flight ---------------------------------------------------------------------------------------
+STUDY_API_KEY= study_run preflight "$WORK/none.json" --dry-run
+expect_code 2 "no key"
+expect_err_has ": environment variable STUDY_API_KEY is not set." "no key: message"
+STUDY_BASE_URL=http://example.com/v1 study_run preflight "$WORK/none.json"
+expect_code 2 "plain http to a remote host"
+expect_err_has "STUDY_BASE_URL must use https (plain http only to a loopback host)." "plain http: message"
+STUDY_BASE_URL="https://user:pw@127.0.0.1:$PORT/v1" study_run preflight "$WORK/none.json"
+expect_err_has "STUDY_BASE_URL cannot contain credentials or query data." "credentials in the URL: message"
+expect_file_absent "$WORK/none.json" "pre-flight failures write no ledger"
+
+# --- the key is nowhere ----------------------------------------------------------------------------
+expect_true "! grep -rqF --exclude=server.info -- '$SECRET' '$WORK'" "the API key is in no file strata wrote or printed"
+
+finish
