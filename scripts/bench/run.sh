@@ -46,8 +46,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 all_secs() { local v out=(); for v in "$@"; do out+=("$(secs "$v")"); done; echo "${out[*]}"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rounds=3  # for (a) and (b); (c) and (d) run once
-parts=${PARTS:-a b c d}  # PARTS="c" runs only part (c)
-want() { [[ " $parts " == *" $1 "* ]]; }
+bench_parts=${PARTS:-a b c d}  # PARTS="c" runs only part (c)
+want() { [[ " $bench_parts " == *" $1 "* ]]; }
 
 # --- providers -------------------------------------------------------------------------------
 # One C source: read the request fully (stdin, or the file named by argv[1] with -DFROM_FILE),
