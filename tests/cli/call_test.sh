@@ -9,17 +9,8 @@ mkdir -p "$P" "$S" "$H"
 export CM_WORKFLOW_LOG_HOME=$H
 SECRET="fixture-api-secret-$$"
 
-mkfifo "$WORK/server.ctl"
-"$SERVER" "$WORK/certs" <"$WORK/server.ctl" >"$WORK/server.info" &
-SERVER_PID=$!
-exec 3>"$WORK/server.ctl"
-for _ in $(seq 50); do [ -s "$WORK/server.info" ] && break; sleep 0.1; done
-read -r PORT CA <"$WORK/server.info"
-trap 'exec 3>&-; wait $SERVER_PID 2>/dev/null; rm -rf "$WORK"' EXIT
-export SSL_CERT_FILE=$CA
+start_test_server "$SERVER"
 BASE=https://127.0.0.1:$PORT/v1
-control() { curl -s --cacert "$CA" -X "$1" "https://127.0.0.1:$PORT/__$2"; }
-fault() { control POST "fault/$1" >/dev/null; }
 requests() { control GET requests; }
 
 PACKET='{"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety boundary","workflow":"cm-prd design generation","project_rules":"stay inside the approved requirement","role":"planner","output_schema":"return the compact plan only"},"dynamic_packet":{"workflow":"cm-prd","stage":"design_generation","role":"planner","objective":"DO_NOT_LOG_DYNAMIC create one plan","identifiers":{"feature":"1.fixture"},"constraints":["no implementation"],"expected_output":"plan"}}'

@@ -102,3 +102,19 @@ runs = collections.Counter(o["runId"] for o in observations)
 print(" ".join(f"{r}={n}" for r, n in sorted(runs.items())), "max-repeat=%d" % max(keys.values(), default=0))
 PY
 }
+
+# start_test_server <strata-test-server binary>: the test HTTPS server on loopback for the rest of
+# the script (it stops when the script exits), with $PORT, $CA, SSL_CERT_FILE, and control <method>
+# <name> [curl args] / fault <name> for its control endpoints.
+start_test_server() {
+  mkfifo "$WORK/server.ctl"
+  "$1" "$WORK/certs" <"$WORK/server.ctl" >"$WORK/server.info" &
+  SERVER_PID=$!
+  exec 3>"$WORK/server.ctl"
+  for _ in $(seq 50); do [ -s "$WORK/server.info" ] && break; sleep 0.1; done
+  read -r PORT CA <"$WORK/server.info"
+  trap 'exec 3>&-; wait $SERVER_PID 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+  export SSL_CERT_FILE=$CA
+}
+control() { curl -s --cacert "$CA" -X "$1" "https://127.0.0.1:$PORT/__$2" "${@:3}"; }
+fault() { control POST "fault/$1" >/dev/null; }

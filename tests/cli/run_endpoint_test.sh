@@ -11,16 +11,7 @@ PROVIDER=$(realpath "$3")
 . "$(dirname "$0")/lib.sh"
 SECRET="sk-strata-endpoint-secret-$$"
 
-mkfifo "$WORK/server.ctl"
-"$SERVER" "$WORK/certs" <"$WORK/server.ctl" >"$WORK/server.info" &
-SERVER_PID=$!
-exec 3>"$WORK/server.ctl"
-for _ in $(seq 50); do [ -s "$WORK/server.info" ] && break; sleep 0.1; done
-read -r PORT CA <"$WORK/server.info"
-trap 'exec 3>&-; wait $SERVER_PID 2>/dev/null; [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
-export SSL_CERT_FILE=$CA
-control() { curl -s --cacert "$CA" -X "$1" "https://127.0.0.1:$PORT/__$2" "${@:3}"; }
-fault() { control POST "fault/$1" >/dev/null; }
+start_test_server "$SERVER"
 stat_of() { control GET stats | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 # What the model answers: a valid provider response (the run's stdout contract).
 control POST reply --data-binary '{"taskOutcome":"partial","evidenceQuality":"medium","safetyOutcome":"safe","evidenceIds":[],"inputTokens":1,"outputTokens":1,"tokenMethod":"estimate"}' >/dev/null
