@@ -45,7 +45,7 @@ int adjudicate(const AdjudicateOptions& options) {
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
   if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");
   settings.output_path = options.output;
-  settings.jobs = options.jobs;
+  settings.jobs = jobs_within_limits(options.jobs);
   settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
   settings.progress = ::isatty(2) == 1;
   // An endpoint adjudicator's variables are checked before anything is judged.

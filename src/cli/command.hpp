@@ -44,6 +44,9 @@ void print_json(const model::Json& payload);
 // The lines joined by "\n" plus a final "\n" on stdout.
 void print_lines(const std::vector<std::string>& lines);
 
+// --jobs as requested, or lowered (with a note on stderr) to what the open-file limit allows.
+int jobs_within_limits(int requested);
+
 // An error from a file's content, located at the file ("plan.json: $.budget: ...").
 Error at_file(const std::string& path, const Error& error);
 

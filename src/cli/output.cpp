@@ -1,6 +1,8 @@
 #include <cstdio>
 
 #include "command.hpp"
+
+#include "strata/exec/bounded_process.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
@@ -34,6 +36,15 @@ void write_stdout(const std::string& text) {
 }  // namespace
 
 void print_json(const model::Json& payload) { write_stdout(model::pretty_json(payload) + "\n"); }
+
+int jobs_within_limits(int requested) {
+  long limit = 0;
+  const int jobs = exec::jobs_within_open_file_limit(requested, &limit);
+  if (jobs < requested)
+    std::fprintf(stderr, "strata: --jobs %d lowered to %d: the open-file limit (ulimit -n) is %ld and each job in flight needs up to 7\n",
+                 requested, jobs, limit);
+  return jobs;
+}
 
 void print_lines(const std::vector<std::string>& lines) {
   std::string out;

@@ -75,7 +75,7 @@ int run_study(const RunOptions& options) {
     app::RunSettings settings;
     settings.ledger_path = options.ledger;
     if (!options.round.empty()) settings.round = options.round;
-    settings.jobs = options.jobs;
+    settings.jobs = jobs_within_limits(options.jobs);
     settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
     settings.progress = ::isatty(2) == 1;
     settings.endpoints = &endpoints;

@@ -1,10 +1,12 @@
 #include "strata/exec/bounded_process.hpp"
 
+#include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -230,6 +233,14 @@ asio::thread_pool& spawn_pool() {
   return pool;
 }
 
+// Out of descriptors: the run must stop (or run fewer at once), not record the provider as
+// unavailable.
+void throw_if_out_of_descriptors(int error) {
+  if (error == EMFILE || error == ENFILE)
+    throw Error(std::string("cannot start a provider: ") + std::strerror(error) +
+                "; lower --jobs or raise the open-file limit (ulimit -n)");
+}
+
 ProcessResult spawn_failure(const std::string& what) {
   ProcessResult r;
   r.end = ProcessEnd::spawn_failed;
@@ -244,6 +255,21 @@ void init_process_runtime() {
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
 }
 
+int jobs_within_open_file_limit(int requested, long* limit) {
+  static constexpr long kReserved = 24, kPerJob = 7;  // six pipe ends until the spawn, and a pidfd
+  struct rlimit files {};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0) return requested;
+  if (files.rlim_cur < files.rlim_max) {  // the hard limit is ours to use
+    files.rlim_cur = files.rlim_max == RLIM_INFINITY ? std::max<rlim_t>(files.rlim_cur, 1 << 20) : files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+    ::getrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur == RLIM_INFINITY) return requested;
+  if (limit != nullptr) *limit = static_cast<long>(files.rlim_cur);
+  const long fit = std::max(1L, (static_cast<long>(files.rlim_cur) - kReserved) / kPerJob);
+  return static_cast<int>(std::min<long>(requested, fit));
+}
+
 void signal_all_process_groups(int signal_number) {
   for (pid_t group : live_groups()) ::kill(-group, signal_number);
 }
@@ -251,11 +277,12 @@ void signal_all_process_groups(int signal_number) {
 asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
   Pipe in, out, err;
   if (!in.open() || !out.open() || !err.open()) {
-    const std::string what = std::string("cannot create pipes: ") + std::strerror(errno);
+    const int error = errno;
     in.close_both();
     out.close_both();
     err.close_both();
-    co_return spawn_failure(what);
+    throw_if_out_of_descriptors(error);
+    co_return spawn_failure(std::string("cannot create pipes: ") + std::strerror(error));
   }
   // posix_spawn blocks until the child has exec'd (about half a millisecond): run it on the
   // spawn threads so the event loop keeps serving the other children meanwhile.
@@ -278,16 +305,19 @@ asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
     in.close_both();
     out.close_both();
     err.close_both();
+    throw_if_out_of_descriptors(spawn_errno);
     co_return spawn_failure(std::strerror(spawn_errno));
   }
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {  // cannot watch it: do not leave it running
+    const int error = errno;
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     in.close_both();
     out.close_both();
     err.close_both();
-    co_return spawn_failure(std::string("pidfd_open failed: ") + std::strerror(errno));
+    throw_if_out_of_descriptors(error);
+    co_return spawn_failure(std::string("pidfd_open failed: ") + std::strerror(error));
   }
   auto attempt = std::make_unique<Attempt>(co_await asio::this_coro::executor, spec, pid, pidfd, in, out, err);
   co_await attempt->run();

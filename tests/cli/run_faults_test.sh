@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Storage faults in `strata run` (issue "Reliability", fault injection): with a file-size limit
+# Storage and descriptor faults in `strata run` (issue "Reliability"): with a file-size limit
 # (ulimit -f) a write fails with EFBIG. Whether the journal, the full fold or the in-place append
 # fails, the run stops with a clear error naming the file, keeps every observation that was
 # durable, leaves no temporary file, and the next run without the limit resumes and records
-# each execution exactly once.
+# each execution exactly once. With a small open-file limit (ulimit -n 64) and --jobs 100, the run
+# lowers --jobs to what fits, says so, and completes: running out of descriptors must never be
+# recorded as a provider outcome ("unavailable").
 # Usage: run_faults_test.sh <strata binary> <example provider binary>
 REAL_STRATA=$(realpath "$1")
 STRATA=$REAL_STRATA
@@ -68,5 +70,20 @@ expect_out_has "Executed: 0" "append fault: resume runs nothing again"
 run verify --text "$L"; expect_code 0 "append fault: verifies after the resume"
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "append fault: each execution once"
 expect_true no_temp_files "append fault: no temporary file is left"
+
+# --- too few file descriptors for --jobs 100 --------------------------------------------------------
+cat >"$WORK/fd-limited-strata" <<SH
+#!/usr/bin/env bash
+ulimit -n 64
+exec "$REAL_STRATA" "\$@"
+SH
+chmod +x "$WORK/fd-limited-strata"
+L=$WORK/fds.json
+STRATA=$WORK/fd-limited-strata JOBS=100 study_run a "$L"
+expect_code 0 "ulimit -n 64, --jobs 100: the run completes"
+expect_err_has "strata: --jobs 100 lowered to 5: the open-file limit (ulimit -n) is 64" "ulimit -n 64: the run says it runs fewer at once"
+expect_true "! grep -q '\"unavailable\"' '$L'" "ulimit -n 64: no execution recorded as unavailable"
+run verify --text "$L"; expect_code 0 "ulimit -n 64: the ledger verifies"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "ulimit -n 64: each execution once"
 
 finish

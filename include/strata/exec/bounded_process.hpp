@@ -47,8 +47,15 @@ struct ProcessResult {
 // Call once at start-up: ignore SIGPIPE, mark inherited descriptors close-on-exec.
 void init_process_runtime();
 
+// How many bounded processes (or endpoint calls) can be in flight under the open-file limit,
+// at most `requested`. Raises the soft limit to the hard one first. Each one in flight holds up
+// to seven descriptors (both ends of three pipes until it is spawned, then a pidfd); the rest of
+// the run keeps a few for itself.
+int jobs_within_open_file_limit(int requested, long* limit = nullptr);
+
 // Runs one process to completion on the calling coroutine's executor. Never throws for
-// child behaviour; pass a named ProcessSpec (g++ 12 coroutine parameter bug).
+// child behaviour; running out of descriptors (EMFILE/ENFILE) is Strata's problem, not the
+// child's, so it throws strata::Error instead of reporting a spawn failure; pass a named ProcessSpec (g++ 12 coroutine parameter bug).
 boost::asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec);
 
 // Signal every live process group started by run_bounded_process (used on interrupt).
