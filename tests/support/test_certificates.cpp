@@ -81,9 +81,22 @@ std::string pem_of(EVP_PKEY* key) {
 }  // namespace
 
 const TestCertificates& shared_test_certificates() {
-  static const TestCertificates certificates = make_test_certificates(
-      (std::filesystem::temp_directory_path() / ("strata-test-certs-" + std::to_string(::getpid()))).string());
-  return certificates;
+  // Made once per test process, and removed when it exits (ctest runs every case as a process).
+  struct Owned {
+    std::string directory;
+    TestCertificates certificates;
+    ~Owned() {
+      std::error_code ignored;
+      std::filesystem::remove_all(directory, ignored);
+    }
+  };
+  static const Owned owned = [] {
+    std::string directory =
+        (std::filesystem::temp_directory_path() / ("strata-test-certs-" + std::to_string(::getpid()))).string();
+    TestCertificates certificates = make_test_certificates(directory);
+    return Owned{std::move(directory), std::move(certificates)};
+  }();
+  return owned.certificates;
 }
 
 TestCertificates make_test_certificates(const std::string& directory) {
