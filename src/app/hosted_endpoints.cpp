@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "strata/engine/attempt_outcome.hpp"
 #include "strata/error.hpp"
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/endpoint_request.hpp"
-#include "strata/model/json_document.hpp"
 #include "strata/model/utf.hpp"
 #include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
@@ -37,13 +37,15 @@ net::EndpointSettings settings_for(const Json& provider, std::chrono::millisecon
   const Json& endpoint = provider["endpoint"];
   net::EndpointSettings settings;
   settings.base_url = required_variable(provider, "baseUrlEnv");
-  const auto url = net::parse_url(settings.base_url);
-  const std::string where = entry_name(provider) + ": " + str(endpoint["baseUrlEnv"]);
-  if (!url || url->host.empty()) throw Error(where + " is not an http(s) URL.");
-  if (url->has_userinfo || url->has_query || url->has_fragment)
-    throw Error(where + " cannot contain credentials or query data.");
-  if (url->scheme == "http" && !net::is_loopback_host(url->host))
-    throw Error(where + " must use https (plain http only to a loopback host).");
+  if (const auto problem = net::base_url_problem(settings.base_url)) {
+    const std::string where = entry_name(provider) + ": " + str(endpoint["baseUrlEnv"]);
+    switch (*problem) {
+      case net::BaseUrlProblem::not_http_url: throw Error(where + " is not an http(s) URL.");
+      case net::BaseUrlProblem::credentials_or_query: throw Error(where + " cannot contain credentials or query data.");
+      case net::BaseUrlProblem::plain_http_to_remote:
+        throw Error(where + " must use https (plain http only to a loopback host).");
+    }
+  }
   settings.api_key = required_variable(provider, "apiKeyEnv");
   settings.user_agent = "strata-run";
   settings.max_concurrency = static_cast<int>(endpoint.value("maxConcurrency", 8.0));
@@ -78,10 +80,9 @@ model::AttemptRecord completed_record(const net::EndpointResult& result, std::si
     record.stdout_text = model::truncate_utf16(record.stdout_text, output_limit);
     return record;
   }
-  try {
-    model::parse_json(record.stdout_text);
+  if (engine::is_one_json_text(record.stdout_text)) {
     record.status = "completed";
-  } catch (const Error&) {
+  } else {
     record.status = "invalid-output";
     record.error_code = "invalid-json";
   }

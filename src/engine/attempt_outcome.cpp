@@ -15,6 +15,8 @@ std::string signal_name(int number) {
   return abbreviation ? std::string("SIG") + abbreviation : "SIG" + std::to_string(number);
 }
 
+}  // namespace
+
 bool is_one_json_text(const std::string& text) {
   try {
     model::parse_json(text);
@@ -23,8 +25,6 @@ bool is_one_json_text(const std::string& text) {
     return false;
   }
 }
-
-}  // namespace
 
 model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size_t output_limit) {
   model::AttemptRecord record;

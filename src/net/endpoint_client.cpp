@@ -31,11 +31,13 @@ bool printable_ascii(std::string_view s) {
 // The origin and target of the endpoint; refuses what the model-call boundary refuses.
 Url endpoint_url(const EndpointSettings& s) {
   if (!printable_ascii(s.base_url)) throw Error("endpoint base URL contains unsupported characters");
-  const std::optional<Url> base = parse_url(s.base_url);
-  if (!base || base->host.empty()) throw Error("endpoint base URL must be an HTTP(S) URL");
-  if (base->has_userinfo || base->has_query || base->has_fragment)
-    throw Error("endpoint base URL cannot contain credentials or query data");
-  if (base->scheme == "http" && !is_loopback_host(base->host)) throw Error("non-loopback endpoints require HTTPS");
+  if (const auto problem = base_url_problem(s.base_url)) {
+    switch (*problem) {
+      case BaseUrlProblem::not_http_url: throw Error("endpoint base URL must be an HTTP(S) URL");
+      case BaseUrlProblem::credentials_or_query: throw Error("endpoint base URL cannot contain credentials or query data");
+      case BaseUrlProblem::plain_http_to_remote: throw Error("non-loopback endpoints require HTTPS");
+    }
+  }
   std::optional<Url> url = parse_url(chat_completions_endpoint(s.base_url));
   if (!url) throw Error("endpoint base URL must be an HTTP(S) URL");
   return std::move(*url);

@@ -79,6 +79,14 @@ bool is_loopback_host(std::string_view host_text) {
   return false;
 }
 
+std::optional<BaseUrlProblem> base_url_problem(std::string_view base_url) {
+  const std::optional<Url> url = parse_url(base_url);
+  if (!url || url->host.empty()) return BaseUrlProblem::not_http_url;
+  if (url->has_userinfo || url->has_query || url->has_fragment) return BaseUrlProblem::credentials_or_query;
+  if (url->scheme == "http" && !is_loopback_host(url->host)) return BaseUrlProblem::plain_http_to_remote;
+  return std::nullopt;
+}
+
 std::string chat_completions_endpoint(std::string_view base_url) {
   std::string base(base_url);
   while (!base.empty() && base.back() == '/') base.pop_back();

@@ -84,17 +84,26 @@ std::string ledger_closing(const std::string& content_hash) {
   return "\n  ],\n  \"contentHash\": \"" + content_hash + "\",\n  \"contentHashAlgo\": \"sha256-normalized-v1\"\n}\n";
 }
 
+std::optional<long long> closing_offset(int fd, const std::string& content_hash) {
+  const std::string closing = ledger_closing(content_hash);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || static_cast<std::size_t>(info.st_size) < closing.size()) return std::nullopt;
+  const auto offset = static_cast<off_t>(static_cast<std::size_t>(info.st_size) - closing.size());
+  std::string tail(closing.size(), '\0');
+  if (::pread(fd, tail.data(), tail.size(), offset) != static_cast<ssize_t>(tail.size()) || tail != closing)
+    return std::nullopt;
+  return offset;
+}
+
 std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
                                                  model::LedgerHasher& hasher, const std::vector<model::Json>& appended) {
-  const std::string old_closing = ledger_closing(old_hash);
   FileDescriptor ledger(::open(ledger_path.c_str(), O_RDWR | O_CLOEXEC));
   if (ledger.get() < 0 || ::flock(ledger.get(), LOCK_EX) != 0) return std::nullopt;
+  const std::optional<long long> closing_at = closing_offset(ledger.get(), old_hash);
+  if (!closing_at) return std::nullopt;
+  const auto offset = static_cast<off_t>(*closing_at);
   struct stat info {};
-  if (::fstat(ledger.get(), &info) != 0 || static_cast<std::size_t>(info.st_size) < old_closing.size()) return std::nullopt;
-  const auto offset = static_cast<off_t>(static_cast<std::size_t>(info.st_size) - old_closing.size());
-  std::string tail(old_closing.size(), '\0');
-  if (::pread(ledger.get(), tail.data(), tail.size(), offset) != static_cast<ssize_t>(tail.size()) || tail != old_closing)
-    return std::nullopt;
+  if (::fstat(ledger.get(), &info) != 0) return std::nullopt;
 
   std::string text;
   for (const auto& observation : appended) {

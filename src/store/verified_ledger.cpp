@@ -30,14 +30,8 @@ std::optional<std::string> identity_of(const std::string& ledger_path) {
 }
 
 bool ends_with_seal(const std::string& ledger_path, const std::string& content_hash) {
-  const std::string closing = ledger_closing(content_hash);
   FileDescriptor fd(::open(ledger_path.c_str(), O_RDONLY | O_CLOEXEC));
-  struct stat info {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0 || static_cast<std::size_t>(info.st_size) < closing.size()) return false;
-  std::string tail(closing.size(), '\0');
-  return ::pread(fd.get(), tail.data(), tail.size(), info.st_size - static_cast<off_t>(closing.size())) ==
-             static_cast<ssize_t>(tail.size()) &&
-         tail == closing;
+  return fd.get() >= 0 && closing_offset(fd.get(), content_hash).has_value();
 }
 
 }  // namespace

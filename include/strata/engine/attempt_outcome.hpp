@@ -1,11 +1,15 @@
 #pragma once
 // The attempt outcome rules of spec §3.5: what a finished process means for the ledger.
 #include <cstddef>
+#include <string>
 
 #include "strata/exec/bounded_process.hpp"
 #include "strata/model/observation_builder.hpp"
 
 namespace strata::engine {
+
+// A complete provider output counts only when it is exactly one JSON text (spec §3.5).
+bool is_one_json_text(const std::string& text);
 
 // `output_limit` is min(provider.maxOutputBytes, plan.budget.maxOutputBytes).
 model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size_t output_limit);

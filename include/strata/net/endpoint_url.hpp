@@ -22,6 +22,12 @@ std::optional<Url> parse_url(std::string_view text);
 // localhost, 127.0.0.0/8 or ::1, decided on the text alone (no DNS).
 bool is_loopback_host(std::string_view host);
 
+// Why a base URL cannot be used for endpoint calls, or nullopt when it can: not an absolute
+// http(s) URL with a host; credentials, query or fragment in it; plain http to a host that is
+// not loopback. Callers word the message (they name the variable the URL came from).
+enum class BaseUrlProblem { not_http_url, credentials_or_query, plain_http_to_remote };
+std::optional<BaseUrlProblem> base_url_problem(std::string_view base_url);
+
 // base URL without trailing '/', plus "/chat/completions" unless it already ends so.
 std::string chat_completions_endpoint(std::string_view base_url);
 

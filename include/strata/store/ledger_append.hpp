@@ -23,6 +23,9 @@ std::string append_undo_path_for(const std::string& ledger_path);
 // The last bytes of a ledger in the persisted layout with at least one observation.
 std::string ledger_closing(const std::string& content_hash);
 
+// Where that closing begins in the open file `fd`, when the file ends with it exactly.
+std::optional<long long> closing_offset(int fd, const std::string& content_hash);
+
 // Appends observations to the end of a ledger file in the persisted layout: the new
 // observations and the new seal replace the old closing, under an undo record. `hasher`
 // holds the file's hash state and is extended. Returns the new contentHash, or nullopt
