@@ -33,6 +33,33 @@ int max_depth(const Json& v, int depth) {
   return deepest;
 }
 
+// Python's json module reads an integer of any size and writes it back digit for digit;
+// nlohmann turns an integer past 2^64-1 into a double. Such an integer is kept as its lexeme
+// in a binary value with this subtype, which append_python writes back verbatim (found by
+// fuzzing: it used to be sent as a float repr, against §1.4).
+constexpr std::uint64_t kIntegerLexeme = 0x1E;
+
+bool is_integer_lexeme(std::string_view s) {
+  if (!s.empty() && s[0] == '-') s.remove_prefix(1);
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+class LexemeKeepingSax : public nlohmann::detail::json_sax_dom_parser<Json> {
+ public:
+  explicit LexemeKeepingSax(Json& root) : json_sax_dom_parser(root, false) {}
+  bool number_float(double value, const std::string& lexeme) {
+    if (!is_integer_lexeme(lexeme)) return json_sax_dom_parser::number_float(value, lexeme);
+    return json_sax_dom_parser::binary(*new_binary(lexeme));
+  }
+
+ private:
+  Json::binary_t* new_binary(const std::string& lexeme) {
+    held_ = Json::binary_t(std::vector<std::uint8_t>(lexeme.begin(), lexeme.end()), kIntegerLexeme);
+    return &held_;
+  }
+  Json::binary_t held_;
+};
+
 // A count that fits int64 (a larger one is not a usable count: it would wrap, found by fuzzing).
 bool non_negative_int(const Json& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX);
@@ -76,6 +103,13 @@ void append_python(std::string& out, const Json& v) {
     case Json::value_t::number_integer: out += std::to_string(v.get<std::int64_t>()); break;
     case Json::value_t::number_unsigned: out += std::to_string(v.get<std::uint64_t>()); break;
     case Json::value_t::number_float: out += python_float_repr(v.get<double>()); break;
+    case Json::value_t::binary:  // only from parse_strict: an integer past 2^64-1
+      if (v.get_binary().has_subtype() && v.get_binary().subtype() == kIntegerLexeme) {
+        out.append(v.get_binary().begin(), v.get_binary().end());
+        break;
+      }
+      out += "null";
+      break;
     default: out += "null"; break;
   }
 }
@@ -181,8 +215,10 @@ Json parse_strict(std::string_view bytes, const std::string& label) {
     throw Error(label + " is not valid strict UTF-8 JSON");
   }
   // Then nlohmann, which keeps integer lexemes apart from fractions and exponents.
-  Json value = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (value.is_discarded()) throw Error(label + " is not valid strict UTF-8 JSON");
+  Json value;
+  LexemeKeepingSax sax(value);
+  if (!Json::sax_parse(bytes.begin(), bytes.end(), &sax) || value.is_discarded())
+    throw Error(label + " is not valid strict UTF-8 JSON");
   if (max_depth(value, 0) > kMaxDepth) throw Error(label + " exceeds the maximum JSON nesting depth");
   return value;
 }

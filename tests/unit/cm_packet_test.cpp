@@ -94,6 +94,21 @@ TEST_CASE("the dynamic packet is canonical Python JSON", "[cm]") {
   CHECK(python_float_repr(123.456) == "123.456");
 }
 
+// Regression (fuzz/regressions/cm_packet/integer-above-uint64-max): Python keeps integers of
+// any size; they used to be sent as a float repr (1.8446744073709552e+19).
+TEST_CASE("integers past 2^64-1 keep their digits in the dynamic packet", "[cm]") {
+  // Written as text: with_dynamic() goes through nlohmann, which would turn them into doubles.
+  std::string packet = kPacket;
+  const std::string context = R"("context":{"n":18446744073709551617,"m":-99999999999999999999999,"k":1.5e19},)";
+  packet.insert(packet.find("\"dynamic_packet\":{") + 18, context);
+  const RoleMessages m = role_messages(parse_strict(packet, "stdin"), "cm-prd", "design_generation", "planner");
+  // Only integer lexemes are kept: with a fraction or an exponent a number is a float, as in Python.
+  CHECK(m.user.find(R"("context":{"k":1.5e+19,"m":-99999999999999999999999,"n":18446744073709551617})") != std::string::npos);
+  // The user message reads back to itself.
+  CHECK(python_canonical_json(parse_strict(m.user, "user message")) == m.user);
+  CHECK_THROWS_WITH(parse_strict(R"({"f":1e400})", "stdin"), "stdin must contain strict JSON numbers");
+}
+
 TEST_CASE("usage-boundary case 53: text extraction messages", "[cm]") {
   CHECK(completion_text(Json::parse(R"({"choices":[{"message":{"content":""}}]})")) == "");
   CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[]})")); }) == "provider response has no completion choice");
