@@ -150,8 +150,10 @@ class AdjudicationRun {
   asio::awaitable<void> judge(std::size_t k) {
     model::JudgeRecord record;
     if (adjudicator_.contains("endpoint")) {
+      const Json& source = ledger_["observations"][selected_[k]];
       EndpointAttempt call{&adjudicator_, requests_[k], model::EndpointRole::adjudicator,
-                           static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>())};
+                           static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>()),
+                           &str(source["runId"]), &source["task"]};
       const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
       record = engine::judge_record(attempt);
     } else {

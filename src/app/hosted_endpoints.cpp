@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
+#include "strata/app/endpoint_usage_log.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/error.hpp"
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/endpoint_request.hpp"
+#include "strata/model/observation_builder.hpp"
 #include "strata/model/utf.hpp"
 #include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
@@ -55,20 +58,29 @@ net::EndpointSettings settings_for(const Json& provider, std::chrono::millisecon
   return settings;
 }
 
-// The attempt record of an answer with status 2xx: the model's text is the provider's stdout.
-model::AttemptRecord completed_record(const net::EndpointResult& result, std::size_t output_limit) {
+// An answer with status 2xx: the attempt record (the model's text is the provider's
+// stdout) and, for the usage log, the parsed response and whether it had a completion text.
+struct Answer {
   model::AttemptRecord record;
-  Json response;
+  std::optional<Json> response;  // the response body, when it parsed as a JSON object
+  bool has_text = false;         // choices[0].message.content was text
+};
+
+Answer completed_answer(const net::EndpointResult& result, std::size_t output_limit) {
+  Answer answer;
+  model::AttemptRecord& record = answer.record;
   try {
-    response = model::cm::parse_strict(result.response.body, "provider response");
-    record.stdout_text = model::cm::completion_text(response);
+    Json parsed = model::cm::parse_strict(result.response.body, "provider response");
+    if (parsed.is_object()) answer.response = std::move(parsed);
+    record.stdout_text = model::cm::completion_text(answer.response ? *answer.response : Json());
+    answer.has_text = true;
   } catch (const Error&) {
     record.status = "invalid-output";
     record.error_code = "invalid-json";
     record.stdout_text = model::sanitize_utf8(result.response.body.substr(0, output_limit));
-    return record;
+    return answer;
   }
-  const model::cm::Usage usage = model::cm::extract_usage(&response);
+  const model::cm::Usage usage = model::cm::extract_usage(&*answer.response);
   if (usage.observed) {
     model::AttemptRecord::Usage measured{static_cast<double>(usage.input_tokens), static_cast<double>(usage.output_tokens), {}};
     if (usage.cache_read_tokens) measured.cached_input_tokens = static_cast<double>(*usage.cache_read_tokens);
@@ -78,7 +90,7 @@ model::AttemptRecord completed_record(const net::EndpointResult& result, std::si
     record.status = "budget-exceeded";
     record.error_code = "output-limit";
     record.stdout_text = model::truncate_utf16(record.stdout_text, output_limit);
-    return record;
+    return answer;
   }
   if (engine::is_one_json_text(record.stdout_text)) {
     record.status = "completed";
@@ -86,7 +98,7 @@ model::AttemptRecord completed_record(const net::EndpointResult& result, std::si
     record.status = "invalid-output";
     record.error_code = "invalid-json";
   }
-  return record;
+  return answer;
 }
 
 // Everything else: no usable answer (docs/ENDPOINTS.md, "Outcomes").
@@ -113,6 +125,35 @@ model::AttemptRecord failed_record(const net::EndpointResult& result) {
   return record;
 }
 
+// The first 16 hex digits of the execution's session id (its run id and recorded task):
+// the calls of an execution, and the judgement of its observation, share it.
+std::string execution_digest(const EndpointAttempt& call) {
+  if (call.run_id == nullptr || call.task == nullptr) return "call";
+  return model::session_id(*call.run_id, *call.task).substr(0, 16);
+}
+
+// What the usage event says of an attempt (usage-boundary §1.9): "success" when the endpoint
+// answered 2xx with a completion text (what the run then makes of the text is the ledger's
+// business); the response's usage whenever a response object was parsed.
+CallResult call_result(const EndpointAttempt& call, const Answer& answer, const std::string& api_key) {
+  CallResult result;
+  result.success = answer.has_text;
+  const Json* response = answer.response ? &*answer.response : nullptr;
+  result.usage = model::cm::extract_usage(response);
+  if (response != nullptr) result.effective_model = model::cm::effective_model(*response);
+  // An endpoint that echoes the key as its model name must not get it into the log.
+  if (result.effective_model && !api_key.empty() && result.effective_model->find(api_key) != std::string::npos)
+    result.effective_model.reset();
+  result.duration_ms = static_cast<std::int64_t>(answer.record.duration_ms);
+  result.attempt = call.attempt;
+  if (call.task != nullptr && call.task->contains("taskId") && (*call.task)["taskId"].is_string()) {
+    const std::string& task = str((*call.task)["taskId"]);
+    if (!task.empty() && task.size() <= 160 && task.find_first_of(std::string("\r\n\0", 3)) == std::string::npos)
+      result.task = task;
+  }
+  return result;
+}
+
 }  // namespace
 
 std::vector<const Json*> endpoint_providers(const RunPreflight& preflight) {
@@ -126,7 +167,9 @@ std::vector<const Json*> endpoint_providers(const RunPreflight& preflight) {
   return entries;
 }
 
-HostedEndpoints::HostedEndpoints(const std::vector<const Json*>& entries, std::chrono::milliseconds attempt_deadline) {
+HostedEndpoints::HostedEndpoints(const std::vector<const Json*>& entries, std::chrono::milliseconds attempt_deadline,
+                                 EndpointUsageLog* usage_log)
+    : usage_log_(usage_log) {
   // Entries that reach the same endpoint (base URL and key) share one client, so its limits
   // hold for the endpoint as a whole: the smallest concurrency and pace among them.
   std::map<std::pair<std::string, std::string>, net::EndpointSettings> endpoints;
@@ -136,6 +179,7 @@ HostedEndpoints::HostedEndpoints(const std::vector<const Json*>& entries, std::c
     net::EndpointSettings settings = settings_for(*entry, attempt_deadline);
     std::pair<std::string, std::string> key{settings.base_url, settings.api_key};
     endpoint_of[entry] = key;
+    if (usage_log_ != nullptr) keys_[entry] = settings.api_key;
     const auto [it, added] = endpoints.emplace(key, settings);
     if (added) continue;
     net::EndpointSettings& shared = it->second;
@@ -158,14 +202,35 @@ void HostedEndpoints::close() {
 boost::asio::awaitable<model::AttemptRecord> HostedEndpoints::attempt(EndpointAttempt call) {
   const auto client = clients_.find(call.provider);
   if (client == clients_.end() || !client->second) throw Error("No endpoint client for provider " + str((*call.provider)["modelId"]) + ".");
-  std::string body = model::endpoint_request_body(call.role, (*call.provider)["endpoint"], call.request);
+  const Json& endpoint = (*call.provider)["endpoint"];
+  std::string body = model::endpoint_request_body(call.role, endpoint, call.request);
+  std::optional<ManagedCall> managed;
+  if (usage_log_ != nullptr) {
+    // The claim comes first: if it cannot be recorded this throws and nothing is sent.
+    managed = ManagedCall{model::kEndpointWorkflow, model::endpoint_stage(call.role), model::endpoint_role_name(call.role),
+                          str(endpoint["model"]), usage_log_->next_call_id(execution_digest(call), call.attempt)};
+    co_await usage_log_->claim(*managed);
+  }
   const auto started = std::chrono::steady_clock::now();
   const net::EndpointResult result = co_await client->second->post_chat_completion(std::move(body));
-  model::AttemptRecord record = result.ok() ? completed_record(result, call.output_limit) : failed_record(result);
+  Answer answer;
+  if (result.ok()) {
+    answer = completed_answer(result, call.output_limit);
+  } else {
+    answer.record = failed_record(result);
+  }
+  model::AttemptRecord& record = answer.record;
   record.duration_ms = static_cast<double>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count());
   record.stderr_hash = model::sha256_hex("");  // no stderr: the hash of nothing, like a silent process
-  co_return record;
+  if (managed) {
+    // Named, not temporaries of the co_await expression (g++ 12 destroys some of those twice).
+    const auto key = keys_.find(call.provider);
+    static const std::string kNoKey;
+    const CallResult logged = call_result(call, answer, key == keys_.end() ? kNoKey : key->second);
+    co_await usage_log_->complete(*managed, logged);
+  }
+  co_return std::move(answer.record);
 }
 
 }  // namespace strata::app

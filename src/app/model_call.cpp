@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "strata/error.hpp"
@@ -15,6 +16,7 @@
 #include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
 #include "strata/net/https_client.hpp"
+#include "strata/store/event_log.hpp"
 
 namespace strata::app {
 namespace {
@@ -79,31 +81,19 @@ std::string check_environment(const std::map<std::string, std::string>& env, std
   return net::chat_completions_endpoint(base);
 }
 
-std::string claim_data(const CallOptions& o) {
-  Json data = {{"call_id", o.call_id},           {"stage", o.stage},  {"role", o.role}, {"adapter", "openai-compatible"},
-               {"requested_model", o.requested_model}, {"source", "api"}, {"purpose", o.workflow + ":" + o.stage}};
-  return model::compact_json(data);
+ManagedCall managed_call(const CallOptions& o) {
+  return ManagedCall{o.workflow, o.stage, o.role, o.requested_model, o.call_id};
 }
 
 // §1.5: the claim's outcome; throws Rejected when the call must not go ahead.
 void claim(const CallOptions& o, const EventWriter& write_event) {
   EventWriteResult r;
   try {
-    r = write_event(EventWrite{"model_call", "claimed", o.role + " model call claimed", claim_data(o)});
+    r = write_event(claim_event(managed_call(o)));
   } catch (const std::exception&) {
     throw Rejected{"model call claim could not be recorded"};
   }
-  if (r.exit_code != 0) {
-    if (r.stderr_text.find("model_call call_id already completed") != std::string::npos)
-      throw Rejected{"call_id already completed; use a new call_id"};
-    if (r.stderr_text.find("model_call call_id already claimed") != std::string::npos)
-      throw Rejected{"call_id already claimed; use a new call_id"};
-    throw Rejected{"model call claim could not be recorded"};
-  }
-  const Json evidence = Json::parse(r.stdout_line, nullptr, false);
-  if (!evidence.is_object() || !evidence.contains("deduplicated") || !evidence["deduplicated"].is_boolean())
-    throw Rejected{"model call claim returned invalid evidence"};
-  if (evidence["deduplicated"].get<bool>()) throw Rejected{"call_id already claimed; use a new call_id"};
+  if (const auto refusal = claim_refusal(r)) throw Rejected{*refusal};
 }
 
 struct Attempt {
@@ -158,34 +148,15 @@ Attempt call_provider(const std::string& endpoint, const std::string& api_key, c
   return a;
 }
 
-std::string usage_data(const CallOptions& o, const Attempt& a, const std::string& outcome) {
-  const cm::Usage usage = cm::extract_usage(a.response ? &*a.response : nullptr);
-  Json data = {{"call_id", o.call_id},
-               {"stage", o.stage},
-               {"role", o.role},
-               {"adapter", "openai-compatible"},
-               {"requested_model", o.requested_model},
-               {"source", "api"},
-               {"purpose", o.workflow + ":" + o.stage},
-               {"usage_state", usage.observed ? "observed" : "unavailable"},
-               {"duration_ms", static_cast<std::int64_t>(a.duration_ms)},
-               {"outcome", outcome}};
-  if (a.response)
-    if (auto model = cm::effective_model(*a.response)) data["effective_model"] = *model;
-  if (usage.observed) {
-    data["input_tokens"] = usage.input_tokens;
-    data["output_tokens"] = usage.output_tokens;
-    if (usage.cache_read_tokens) data["cache_read_tokens"] = *usage.cache_read_tokens;
-    if (usage.cache_write_tokens) data["cache_write_tokens"] = *usage.cache_write_tokens;
-  }
-  return model::compact_json(data);
-}
-
 // §1.9: true when the usage event was recorded.
-bool record_usage(const CallOptions& o, const Attempt& a, const std::string& outcome, const EventWriter& write_event) {
+bool record_usage(const CallOptions& o, const Attempt& a, bool success, const EventWriter& write_event) {
   try {
-    const EventWriteResult r =
-        write_event(EventWrite{"model_usage", "complete", o.role + " model call " + outcome, usage_data(o, a, outcome)});
+    CallResult result;
+    result.success = success;
+    result.usage = cm::extract_usage(a.response ? &*a.response : nullptr);
+    if (a.response) result.effective_model = cm::effective_model(*a.response);
+    result.duration_ms = static_cast<std::int64_t>(a.duration_ms);
+    const EventWriteResult r = write_event(usage_event(managed_call(o), result));
     return r.exit_code == 0;
   } catch (const std::exception&) {
     return false;
@@ -193,6 +164,86 @@ bool record_usage(const CallOptions& o, const Attempt& a, const std::string& out
 }
 
 }  // namespace
+
+std::string resolved_path(const std::string& path) {
+  std::string expanded = path;
+  if (!expanded.empty() && expanded[0] == '~') {
+    const char* home = std::getenv("HOME");
+    expanded = std::string(home ? home : "") + expanded.substr(1);
+  }
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(expanded, ec);
+  const auto canonical = std::filesystem::weakly_canonical(absolute, ec);
+  return (ec ? absolute : canonical).string();
+}
+
+EventWriteResult write_event_log(const EventLogTarget& target, const EventWrite& write) {
+  store::LogEventArgs args;
+  args.workflow = target.workflow;
+  args.event = write.event;
+  args.phase = write.phase;
+  args.runtime = target.runtime;
+  args.project_root = target.project_root;
+  args.specs_dir = target.specs_dir;
+  args.run_id = target.run_id;
+  args.detail = write.detail;
+  args.data_json = write.data_json;
+  const store::LogEventOutcome r = store::log_event(args);
+  EventWriteResult result{r.exit_code, r.stdout_line, {}};
+  for (const auto& line : r.stderr_lines) result.stderr_text += "cm-log-event: " + line + "\n";
+  return result;
+}
+
+EventWrite claim_event(const ManagedCall& call) {
+  const Json data = {{"call_id", call.call_id},
+                     {"stage", call.stage},
+                     {"role", call.role},
+                     {"adapter", "openai-compatible"},
+                     {"requested_model", call.requested_model},
+                     {"source", "api"},
+                     {"purpose", call.workflow + ":" + call.stage}};
+  return EventWrite{"model_call", "claimed", call.role + " model call claimed", model::compact_json(data)};
+}
+
+EventWrite usage_event(const ManagedCall& call, const CallResult& result) {
+  const std::string outcome = result.success ? "success" : "error";
+  const cm::Usage& usage = result.usage;
+  Json data = {{"call_id", call.call_id},
+               {"stage", call.stage},
+               {"role", call.role},
+               {"adapter", "openai-compatible"},
+               {"requested_model", call.requested_model},
+               {"source", "api"},
+               {"purpose", call.workflow + ":" + call.stage},
+               {"usage_state", usage.observed ? "observed" : "unavailable"},
+               {"duration_ms", std::max<std::int64_t>(0, result.duration_ms)},
+               {"outcome", outcome}};
+  if (result.effective_model) data["effective_model"] = *result.effective_model;
+  if (usage.observed) {
+    data["input_tokens"] = usage.input_tokens;
+    data["output_tokens"] = usage.output_tokens;
+    if (usage.cache_read_tokens) data["cache_read_tokens"] = *usage.cache_read_tokens;
+    if (usage.cache_write_tokens) data["cache_write_tokens"] = *usage.cache_write_tokens;
+  }
+  if (result.attempt) data["attempt"] = *result.attempt;
+  if (result.task) data["task"] = *result.task;
+  return EventWrite{"model_usage", "complete", call.role + " model call " + outcome, model::compact_json(data)};
+}
+
+std::optional<std::string> claim_refusal(const EventWriteResult& r) {
+  if (r.exit_code != 0) {
+    if (r.stderr_text.find("model_call call_id already completed") != std::string::npos)
+      return "call_id already completed; use a new call_id";
+    if (r.stderr_text.find("model_call call_id already claimed") != std::string::npos)
+      return "call_id already claimed; use a new call_id";
+    return "model call claim could not be recorded";
+  }
+  const Json evidence = Json::parse(r.stdout_line, nullptr, false);
+  if (!evidence.is_object() || !evidence.contains("deduplicated") || !evidence["deduplicated"].is_boolean())
+    return "model call claim returned invalid evidence";
+  if (evidence["deduplicated"].get<bool>()) return "call_id already claimed; use a new call_id";
+  return std::nullopt;
+}
 
 CallOutcome perform_model_call(const CallOptions& options, const std::map<std::string, std::string>& environment,
                                const std::function<std::string(std::size_t limit)>& read_stdin,
@@ -223,7 +274,7 @@ CallOutcome perform_model_call(const CallOptions& options, const std::map<std::s
   std::string failure = attempt.failure;
   if (failure.empty() && !write_stdout(*attempt.text + "\n")) failure = "result output failed";
   const bool succeeded = failure.empty();
-  const bool logged = record_usage(options, attempt, succeeded ? "success" : "error", write_event);
+  const bool logged = record_usage(options, attempt, succeeded, write_event);
   if (succeeded) {
     outcome.exit_code = logged ? 0 : 3;
     if (!logged)

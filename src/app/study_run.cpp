@@ -316,7 +316,8 @@ class StudyRun {
       const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
       for (int attempt = 1; attempt <= attempts; ++attempt) {
         if (e.provider->contains("endpoint")) {
-          EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider)};
+          EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
+                               &run_id_, &e.recorded, attempt};
           record = co_await endpoint_caller().attempt(std::move(call));
         } else {
           exec::ProcessSpec spec = process_spec(e, attempt);

@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "strata/app/adjudication_run.hpp"
 #include "strata/app/hosted_endpoints.hpp"
+#include "usage_log_flags.hpp"
 
 namespace strata::cli {
 namespace {
@@ -20,6 +21,7 @@ struct AdjudicateOptions {
   int jobs = 4;
   int kill_grace_ms = 2000;
   OutputFormat format;
+  UsageLogFlags usage_log;
 };
 
 // --limit/--offset take JavaScript Number() text, as the reference does ("1e1" is 10).
@@ -36,6 +38,7 @@ std::optional<double> count_option(const std::string& text, bool positive) {
 int adjudicate(const AdjudicateOptions& options) {
   if (options.suite.empty() || options.adjudicator.empty() || options.output.empty())
     throw Error("Study adjudication requires a task suite, --adjudicator with an adjudicator, and --output.");
+  const std::unique_ptr<app::EndpointUsageLog> usage_log = open_usage_log(options.usage_log);
   app::AdjudicationSettings settings;
   settings.selection.limit = count_option(options.limit, true);
   settings.selection.offset = count_option(options.offset, false);
@@ -50,21 +53,29 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.progress = ::isatty(2) == 1;
   // An endpoint adjudicator's variables are checked before anything is judged.
   app::HostedEndpoints endpoints({&config["adjudicator"]},
-                                 std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())));
+                                 std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())),
+                                 usage_log.get());
   settings.endpoints = &endpoints;
   const app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
                  outcome.judged + outcome.reused, outcome.selected);
-    return 130;
+    return usage_log_status(usage_log.get(), 130);
   }
   if (options.format.text) {
-    print_lines({"Adjudicated observations: " + std::to_string(outcome.ledger["observations"].size()),
-                 "Ledger: " + outcome.output_path, "Content hash: " + outcome.ledger["contentHash"].get<std::string>()});
+    std::vector<std::string> lines{"Adjudicated observations: " + std::to_string(outcome.ledger["observations"].size()),
+                                   "Ledger: " + outcome.output_path,
+                                   "Content hash: " + outcome.ledger["contentHash"].get<std::string>()};
+    if (usage_log) {
+      for (auto& line : usage_log_lines(*usage_log)) lines.push_back(std::move(line));
+    }
+    print_lines(lines);
   } else {
-    print_json(Json{{"ok", true}, {"ledger", outcome.ledger}});
+    Json payload{{"ok", true}, {"ledger", outcome.ledger}};
+    if (usage_log) payload["usageLog"] = usage_log_summary(*usage_log);
+    print_json(payload);
   }
-  return 0;
+  return usage_log_status(usage_log.get(), 0);
 }
 
 }  // namespace
@@ -82,11 +93,13 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->add_option("--jobs", options->jobs, "Judgements in flight at once")->check(CLI::Range(1, 4096));
   sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000));
   add_format_flags(*sub, options->format);
+  add_usage_log_flags(*sub, options->usage_log);
   sub->footer(
       "Unselected observations are carried over byte-identically; failed judgements are recorded as pending.\n"
       "Each judgement is made durable in <output>.adjudication-journal first: re-running the same command after\n"
       "an interruption continues without judging anything twice.\n"
-      "Exit status: 0 done, 2 error, 130 interrupted.");
+      "Exit status: 0 done, 2 error, 3 done but usage events could not be recorded, 130 interrupted.\n" +
+      std::string(kUsageLogHelp));
   sub->callback([&action, options] { action = [options] { return adjudicate(*options); }; });
 }
 

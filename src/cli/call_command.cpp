@@ -10,7 +10,6 @@
 
 #include "command.hpp"
 #include "strata/app/model_call.hpp"
-#include "strata/store/event_log.hpp"
 
 namespace strata::cli {
 namespace {
@@ -19,19 +18,6 @@ struct CallFlags {
   app::CallOptions options;
   std::string specs_dir, run_id;
 };
-
-// "~" expanded, made absolute, symlinks resolved where they exist (non-strict).
-std::string resolved_path(const std::string& path) {
-  std::string expanded = path;
-  if (!expanded.empty() && expanded[0] == '~') {
-    const char* home = std::getenv("HOME");
-    expanded = std::string(home ? home : "") + expanded.substr(1);
-  }
-  std::error_code ec;
-  const auto absolute = std::filesystem::absolute(expanded, ec);
-  const auto canonical = std::filesystem::weakly_canonical(absolute, ec);
-  return (ec ? absolute : canonical).string();
-}
 
 std::string read_stdin(std::size_t limit) {
   std::string data;
@@ -53,28 +39,14 @@ bool write_result(const std::string& text) {
 int call(const CallFlags& flags) {
   ::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error to report, not a death
   app::CallOptions options = flags.options;
-  options.project_root = resolved_path(options.project_root);
-  if (!flags.specs_dir.empty()) options.specs_dir = resolved_path(flags.specs_dir);
+  options.project_root = app::resolved_path(options.project_root);
+  if (!flags.specs_dir.empty()) options.specs_dir = app::resolved_path(flags.specs_dir);
   if (!flags.run_id.empty()) options.run_id = flags.run_id;
   std::map<std::string, std::string> environment;
   for (const char* name : {"CM_OPENAI_COMPATIBLE_ENABLED", "CM_OPENAI_COMPATIBLE_BASE_URL", "CM_OPENAI_COMPATIBLE_API_KEY"})
     if (const char* value = std::getenv(name)) environment[name] = value;
-  const auto write_event = [&options](const app::EventWrite& w) {
-    store::LogEventArgs args;
-    args.workflow = options.workflow;
-    args.event = w.event;
-    args.phase = w.phase;
-    args.runtime = options.runtime;
-    args.project_root = options.project_root;
-    args.specs_dir = options.specs_dir;
-    args.run_id = options.run_id;
-    args.detail = w.detail;
-    args.data_json = w.data_json;
-    const store::LogEventOutcome r = store::log_event(args);
-    app::EventWriteResult result{r.exit_code, r.stdout_line, {}};
-    for (const auto& line : r.stderr_lines) result.stderr_text += "cm-log-event: " + line + "\n";
-    return result;
-  };
+  const app::EventLogTarget target{options.workflow, options.runtime, options.project_root, options.specs_dir, options.run_id};
+  const auto write_event = [&target](const app::EventWrite& w) { return app::write_event_log(target, w); };
   const app::CallOutcome outcome = app::perform_model_call(options, environment, read_stdin, write_event, write_result);
   for (const auto& message : outcome.messages) std::fprintf(stderr, "%s: %s\n", program_name("call").c_str(), message.c_str());
   return outcome.exit_code;

@@ -10,6 +10,7 @@
 #include "strata/app/hosted_endpoints.hpp"
 #include "strata/app/run_preflight.hpp"
 #include "strata/app/study_run.hpp"
+#include "usage_log_flags.hpp"
 
 namespace strata::cli {
 namespace {
@@ -23,11 +24,13 @@ struct RunOptions {
   int jobs = 4;
   int kill_grace_ms = 2000;
   OutputFormat format;
+  UsageLogFlags usage_log;
 };
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
-Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome, const app::RunPreflight& preflight) {
+Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome, const app::RunPreflight& preflight,
+                  const app::EndpointUsageLog* usage_log) {
   Json summary = {{"status", outcome ? "completed" : "dry-run"},
                   {"runId", inputs.plan["runId"]},
                   {"planned", static_cast<double>(preflight.executions.size())},
@@ -40,6 +43,7 @@ Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome
   summary["providerConfigHash"] = inputs.providers["contentHash"];
   summary["repositoryConfigHash"] = inputs.repositories["contentHash"];
   summary["assistedArm"] = (outcome ? outcome->assisted_arm : preflight.assisted_arm).to_json();
+  if (usage_log != nullptr) summary["usageLog"] = usage_log_summary(*usage_log);
   return summary;
 }
 
@@ -65,11 +69,13 @@ int run_study(const RunOptions& options) {
                           load_artifact(ArtifactKind::task_suite, options.suite),
                           load_artifact(ArtifactKind::provider_config, options.providers),
                           load_artifact(ArtifactKind::repository_config, options.repositories)};
+  const std::unique_ptr<app::EndpointUsageLog> usage_log = open_usage_log(options.usage_log);
   const char* path = std::getenv("PATH");
   const app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
   // Endpoint providers' variables are checked here, in the dry run too.
   app::HostedEndpoints endpoints(
-      app::endpoint_providers(preflight), std::chrono::milliseconds(static_cast<long long>(inputs.plan["budget"]["maxRuntimeMs"].get<double>())));
+      app::endpoint_providers(preflight), std::chrono::milliseconds(static_cast<long long>(inputs.plan["budget"]["maxRuntimeMs"].get<double>())),
+      usage_log.get());
   std::optional<app::RunOutcome> outcome;
   if (!options.dry_run) {
     app::RunSettings settings;
@@ -83,16 +89,20 @@ int run_study(const RunOptions& options) {
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
                    str(inputs.plan["runId"]).c_str(), outcome->executed, outcome->ledger_path.c_str());
-      return 130;
+      return usage_log_status(usage_log.get(), 130);
     }
   }
-  const Json summary = summary_json(inputs, outcome ? &*outcome : nullptr, preflight);
+  const Json summary = summary_json(inputs, outcome ? &*outcome : nullptr, preflight, usage_log.get());
   if (options.format.text) {
-    print_lines(summary_lines(summary, outcome ? outcome->assisted_arm : preflight.assisted_arm));
+    std::vector<std::string> lines = summary_lines(summary, outcome ? outcome->assisted_arm : preflight.assisted_arm);
+    if (usage_log) {
+      for (auto& line : usage_log_lines(*usage_log)) lines.push_back(std::move(line));
+    }
+    print_lines(lines);
   } else {
     print_json(Json{{"ok", true}, {"summary", summary}});
   }
-  return 0;
+  return usage_log_status(usage_log.get(), 0);
 }
 
 }  // namespace
@@ -111,13 +121,15 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 600000));
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
   add_format_flags(*sub, options->format);
+  add_usage_log_flags(*sub, options->usage_log);
   sub->footer(
       "Each completed observation is made durable in <ledger>.journal before it counts; the journal is folded\n"
       "into the ledger at the end and on interrupt. Re-running the same command resumes: recorded executions\n"
       "are skipped. Ctrl-C stops launching, terminates running providers and keeps every completed observation;\n"
       "a second Ctrl-C kills at once.\n"
-      "Exit status: 0 when the run completed (whatever the observations' statuses), 2 on an error, 130 when\n"
-      "interrupted.");
+      "Exit status: 0 when the run completed (whatever the observations' statuses), 2 on an error, 3 when it\n"
+      "completed but usage events could not be recorded, 130 when interrupted.\n" +
+      std::string(kUsageLogHelp));
   sub->callback([&action, options] { action = [options] { return run_study(*options); }; });
 }
 

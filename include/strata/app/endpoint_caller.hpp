@@ -19,6 +19,12 @@ struct EndpointAttempt {
   std::string request;                    // the compact request a process would read on stdin
   model::EndpointRole role = model::EndpointRole::provider;
   std::size_t output_limit = 0;           // bytes of model text kept (min of the two maxOutputBytes)
+  // What the call is about, for the usage log (docs/ENDPOINTS.md, "Usage log"; read only
+  // when one is configured): the execution's run id and recorded task (a judgement: those
+  // of the observation judged), and which try of it this is (1-based). Not owned.
+  const std::string* run_id = nullptr;
+  const model::Json* task = nullptr;
+  int attempt = 1;
 };
 
 class EndpointCaller {

@@ -18,6 +18,8 @@ class EndpointClient;
 
 namespace strata::app {
 
+class EndpointUsageLog;
+
 // The provider entries with `endpoint` that a run's executions use, each once.
 std::vector<const model::Json*> endpoint_providers(const RunPreflight& preflight);
 
@@ -28,7 +30,11 @@ class HostedEndpoints final : public EndpointCaller {
   // strata::Error naming the entry and the variable, never a value. `attempt_deadline` bounds
   // each attempt (plan budget.maxRuntimeMs, or the suite's maxRuntimeMsPerTask for a judge),
   // waits for a slot and retries included.
-  HostedEndpoints(const std::vector<const model::Json*>& entries, std::chrono::milliseconds attempt_deadline);
+  // With a `usage_log` (not owned; it outlives this object), every attempt claims a call
+  // id there before its request and records a usage event after it; a claim that cannot be
+  // recorded makes attempt() throw strata::Error without sending anything.
+  HostedEndpoints(const std::vector<const model::Json*>& entries, std::chrono::milliseconds attempt_deadline,
+                  EndpointUsageLog* usage_log = nullptr);
   ~HostedEndpoints() override;
 
   boost::asio::awaitable<model::AttemptRecord> attempt(EndpointAttempt call) override;
@@ -36,6 +42,8 @@ class HostedEndpoints final : public EndpointCaller {
 
  private:
   std::map<const model::Json*, std::shared_ptr<net::EndpointClient>> clients_;  // shared per endpoint
+  std::map<const model::Json*, std::string> keys_;  // each entry's API key: kept out of the usage log
+  EndpointUsageLog* usage_log_ = nullptr;
 };
 
 }  // namespace strata::app
