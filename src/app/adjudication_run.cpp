@@ -163,6 +163,11 @@ class AdjudicationRun {
     }
     if (jobs_.stopping()) co_return;  // interrupted: judged again on the re-run
     Json judged = model::adjudicated_observation(ledger_["observations"][selected_[k]], adjudicator_, config_hash_, record);
+    // Durability does not hold the slot: the next judgement starts now.
+    jobs_.finish_outside_slot(record_judgement(k, std::move(judged)));
+  }
+
+  asio::awaitable<void> record_judgement(std::size_t k, Json judged) {
     const Json line = {{"source", source_hash(k)}, {"configuration", config_hash_}, {"observation", judged}};
     co_await journal_->append(model::compact_json(line));
     done_[source_hash(k)] = std::move(judged);

@@ -331,7 +331,8 @@ class StudyRun {
       observation = model::build_judged_observation(in, record, *e.task);
       ++executed_;
     }
-    co_await record_observation(std::move(observation));
+    // Durability (journal write and fsync) does not hold the slot: the next execution starts now.
+    jobs_.finish_outside_slot(record_observation(std::move(observation)));
   }
 
   asio::awaitable<void> record_observation(Json observation) {

@@ -28,18 +28,19 @@ JobPool::JobPool(asio::io_context& io, int jobs, std::chrono::milliseconds kill_
 asio::awaitable<void> JobPool::run(std::size_t count, std::function<bool(std::size_t)> wanted, Job job) {
   asio::co_spawn(io_, watch_signals(), asio::detached);
   if (progress_text_) asio::co_spawn(io_, report_progress(), asio::detached);
-  for (std::size_t i = 0; i < count && !stopping_; ++i) {
-    if (!wanted(i)) continue;
-    while (running_ >= jobs_ && !stopping_) co_await wake_.async_wait(kTuple);
-    if (stopping_) break;
-    ++running_;
-    asio::co_spawn(io_, job(i), [this](std::exception_ptr e) {
-      --running_;
+  count_ = count;
+  next_ = 0;
+  wanted_ = std::move(wanted);
+  job_ = std::move(job);
+  for (std::size_t s = 0; s < static_cast<std::size_t>(jobs_) && s < count && !stopping_; ++s) {
+    ++slots_;
+    asio::co_spawn(io_, work_slot(), [this](std::exception_ptr e) {
+      --slots_;
       note_failure(e);
       wake_.cancel();
     });
   }
-  while (running_ > 0) co_await wake_.async_wait(kTuple);
+  while (slots_ > 0 || trailing_ > 0) co_await wake_.async_wait(kTuple);
   // signal_set::cancel does not reach a completion already queued: the flag covers it.
   finished_ = true;
   boost::system::error_code ignored;
@@ -47,6 +48,34 @@ asio::awaitable<void> JobPool::run(std::size_t count, std::function<bool(std::si
   escalation_.cancel();
   progress_timer_.cancel();
   if (progress_text_) std::fputs("\n", stderr);
+}
+
+std::optional<std::size_t> JobPool::next_wanted() {
+  while (next_ < count_ && !stopping_) {
+    const std::size_t i = next_++;
+    if (wanted_(i)) return i;
+  }
+  return std::nullopt;
+}
+
+asio::awaitable<void> JobPool::work_slot() {
+  while (const std::optional<std::size_t> i = next_wanted()) {
+    ++running_;
+    struct Release {  // the slot is free again however the job ends
+      int& running;
+      ~Release() { --running; }
+    } release{running_};
+    co_await job_(*i);
+  }
+}
+
+void JobPool::finish_outside_slot(asio::awaitable<void> work) {
+  ++trailing_;
+  asio::co_spawn(io_, std::move(work), [this](std::exception_ptr e) {
+    --trailing_;
+    note_failure(e);
+    wake_.cancel();
+  });
 }
 
 void JobPool::note_failure(std::exception_ptr e) {

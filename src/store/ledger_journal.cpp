@@ -190,8 +190,11 @@ asio::awaitable<void> JournalWriter::flush() {
   flushed_.cancel();  // wake every appender waiting for this batch
 }
 
+// No fsync: the ledger that now holds every journal entry is already durable, and a journal
+// whose truncation a crash undid only repeats observations of the ledger, which loading skips
+// (take_merged_observations). The next append's fdatasync makes the new length durable too.
 void JournalWriter::truncate() {
-  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0 || ::fdatasync(fd_) != 0)
+  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0)
     throw Error("cannot truncate the journal: " + errno_text(), path_);
   entries_ = bytes_ = 0;
 }

@@ -45,8 +45,12 @@ expect_code 2 "journal fault: exit code"
 expect_err_has "$L.journal: cannot append to the journal: File too large" "journal fault: the error names the journal"
 expect_true no_temp_files "journal fault: no temporary file is left"
 run verify --text "$L"; expect_code 0 "journal fault: the ledger still verifies"
-kept=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
-expect_true "[ '${kept:-0}' -gt 0 ]" "journal fault: the completions before the fault are kept"
+# What completed before the fault is kept: in the journal, or in the ledger when the fold at the
+# stop still fitted under the limit (a batch of lines that failed counts for nothing).
+in_journal=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
+in_ledger=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$L")
+kept=$(( ${in_journal:-0} + in_ledger ))
+expect_true "[ '$kept' -gt 0 ] && [ '$kept' -lt 16 ]" "journal fault: the completions before the fault are kept"
 study_run a "$L"; expect_code 0 "journal fault: resume"
 expect_out_has "Executed: $((16 - ${kept:-0}))" "journal fault: resume runs only what was not recorded"
 run verify --text "$L"; expect_code 0 "journal fault: verifies after the resume"

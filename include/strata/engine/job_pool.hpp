@@ -24,9 +24,19 @@ class JobPool {
   JobPool(boost::asio::io_context& io, int jobs, std::chrono::milliseconds kill_grace);
 
   // Starts job(i) for every i in [0, count) for which `wanted(i)` holds, in order, at most
-  // `jobs` at once; completes when every started job has finished. Stops launching after a
-  // signal or the first job that throws.
+  // `jobs` at once; completes when every started job and every piece of work handed to
+  // finish_outside_slot() has finished. Stops launching after a signal or the first job that
+  // throws.
+  //
+  // Each slot is a worker coroutine that starts its next job as soon as the previous one
+  // returns: a freed slot is refilled without a round trip through a scheduler, so a burst of
+  // completions does not queue the next launches behind one another's bookkeeping.
   boost::asio::awaitable<void> run(std::size_t count, std::function<bool(std::size_t)> wanted, Job job);
+
+  // Runs `work` (a job's bookkeeping after its slot-bound part, e.g. making its result
+  // durable) without holding the slot: the slot starts its next job meanwhile. run() waits for
+  // it; if it throws, the pool stops as for a failed job.
+  void finish_outside_slot(boost::asio::awaitable<void> work);
 
   // Prints progress_text() on stderr every 250 ms while run() is active.
   void show_progress(std::function<std::string()> progress_text) { progress_text_ = std::move(progress_text); }
@@ -37,6 +47,8 @@ class JobPool {
   const std::optional<std::string>& failure() const { return failure_; }
 
  private:
+  boost::asio::awaitable<void> work_slot();
+  std::optional<std::size_t> next_wanted();
   void stop();
   void note_failure(std::exception_ptr e);
   boost::asio::awaitable<void> escalate();
@@ -49,6 +61,11 @@ class JobPool {
   boost::asio::steady_timer wake_, escalation_, progress_timer_;
   boost::asio::signal_set signals_;
   std::function<std::string()> progress_text_;
+  std::size_t count_ = 0, next_ = 0;  // jobs [0, count_); next_ is the next one to consider
+  std::function<bool(std::size_t)> wanted_;
+  Job job_;
+  int slots_ = 0;     // worker coroutines still active
+  int trailing_ = 0;  // finish_outside_slot() work still active
   int running_ = 0;
   bool stopping_ = false, interrupted_ = false, finished_ = false;
   std::optional<std::string> failure_;
