@@ -138,12 +138,7 @@ std::string execution_digest(const EndpointAttempt& call) {
 CallResult call_result(const EndpointAttempt& call, const Answer& answer, const std::string& api_key) {
   CallResult result;
   result.success = answer.has_text;
-  const Json* response = answer.response ? &*answer.response : nullptr;
-  result.usage = model::cm::extract_usage(response);
-  if (response != nullptr) result.effective_model = model::cm::effective_model(*response);
-  // An endpoint that echoes the key as its model name must not get it into the log.
-  if (result.effective_model && !api_key.empty() && result.effective_model->find(api_key) != std::string::npos)
-    result.effective_model.reset();
+  describe_response(answer.response ? &*answer.response : nullptr, api_key, result);
   result.duration_ms = static_cast<std::int64_t>(answer.record.duration_ms);
   result.attempt = call.attempt;
   if (call.task != nullptr && call.task->contains("taskId") && (*call.task)["taskId"].is_string()) {

@@ -149,12 +149,12 @@ Attempt call_provider(const std::string& endpoint, const std::string& api_key, c
 }
 
 // §1.9: true when the usage event was recorded.
-bool record_usage(const CallOptions& o, const Attempt& a, bool success, const EventWriter& write_event) {
+bool record_usage(const CallOptions& o, const Attempt& a, bool success, const EventWriter& write_event,
+                  const std::string& api_key) {
   try {
     CallResult result;
     result.success = success;
-    result.usage = cm::extract_usage(a.response ? &*a.response : nullptr);
-    if (a.response) result.effective_model = cm::effective_model(*a.response);
+    describe_response(a.response ? &*a.response : nullptr, api_key, result);
     result.duration_ms = static_cast<std::int64_t>(a.duration_ms);
     const EventWriteResult r = write_event(usage_event(managed_call(o), result));
     return r.exit_code == 0;
@@ -192,6 +192,13 @@ EventWriteResult write_event_log(const EventLogTarget& target, const EventWrite&
   EventWriteResult result{r.exit_code, r.stdout_line, {}};
   for (const auto& line : r.stderr_lines) result.stderr_text += "cm-log-event: " + line + "\n";
   return result;
+}
+
+void describe_response(const Json* response, const std::string& api_key, CallResult& result) {
+  result.usage = cm::extract_usage(response);
+  if (response != nullptr) result.effective_model = cm::effective_model(*response);
+  if (result.effective_model && !api_key.empty() && result.effective_model->find(api_key) != std::string::npos)
+    result.effective_model.reset();
 }
 
 EventWrite claim_event(const ManagedCall& call) {
@@ -274,7 +281,7 @@ CallOutcome perform_model_call(const CallOptions& options, const std::map<std::s
   std::string failure = attempt.failure;
   if (failure.empty() && !write_stdout(*attempt.text + "\n")) failure = "result output failed";
   const bool succeeded = failure.empty();
-  const bool logged = record_usage(options, attempt, succeeded, write_event);
+  const bool logged = record_usage(options, attempt, succeeded, write_event, api_key);
   if (succeeded) {
     outcome.exit_code = logged ? 0 : 3;
     if (!logged)

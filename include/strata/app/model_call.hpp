@@ -65,6 +65,11 @@ struct CallResult {
   std::optional<std::string> task;              // optional `task` member (one line, <= 160 characters)
 };
 
+// What a usage event records of a parsed response: its usage (§1.8) and its model name, which
+// is left out when it contains the API key (an endpoint that echoes the key as its model
+// must not get it into the log). `response` may be null (no JSON answer).
+void describe_response(const model::Json* response, const std::string& api_key, CallResult& result);
+
 // The `model_call`/`claimed` event (detail "<role> model call claimed").
 EventWrite claim_event(const ManagedCall& call);
 // The `model_usage`/`complete` event (detail "<role> model call success|error").
