@@ -304,35 +304,41 @@ class StudyRun {
     return *settings_.endpoints;
   }
 
+  // The slot-bound part of an execution: its attempts. Everything after the last attempt
+  // (building the observation, its hashes, the journal) runs outside the slot, after the slot's
+  // next process is on its way: a burst of exits is not serialised behind its bookkeeping.
   asio::awaitable<void> execute(std::size_t index) {
     const PlannedExecution& e = preflight_.executions[index];
     model::ObservationInputs in{&inputs_.plan, e.provider, e.recorded, e.request, settings_.round, now_iso8601()};
-    Json observation;
     if (e.assisted_unavailable) {
-      observation = model::unavailable_arm_observation(in, preflight_.assisted_arm.reason);
       ++recorded_unavailable_;
-    } else {
-      model::AttemptRecord record;
-      const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
-      for (int attempt = 1; attempt <= attempts; ++attempt) {
-        if (e.provider->contains("endpoint")) {
-          EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
-                               &run_id_, &e.recorded, attempt};
-          record = co_await endpoint_caller().attempt(std::move(call));
-        } else {
-          exec::ProcessSpec spec = process_spec(e, attempt);
-          const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
-          record = engine::attempt_record(result, output_limit(*e.provider));
-        }
-        if (jobs_.stopping()) co_return;  // interrupted: not an outcome; a resume runs it again
-        if (record.status == "completed") break;
-      }
-      in.observed_at = now_iso8601();
-      observation = model::build_judged_observation(in, record, *e.task);
-      ++executed_;
+      Json observation = model::unavailable_arm_observation(in, preflight_.assisted_arm.reason);
+      jobs_.finish_outside_slot(record_observation(std::move(observation)));
+      co_return;
     }
-    // Durability (journal write and fsync) does not hold the slot: the next execution starts now.
-    jobs_.finish_outside_slot(record_observation(std::move(observation)));
+    model::AttemptRecord record;
+    const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      if (e.provider->contains("endpoint")) {
+        EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
+                             &run_id_, &e.recorded, attempt};
+        record = co_await endpoint_caller().attempt(std::move(call));
+      } else {
+        exec::ProcessSpec spec = process_spec(e, attempt);
+        const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+        record = engine::attempt_record(result, output_limit(*e.provider));
+      }
+      if (jobs_.stopping()) co_return;  // interrupted: not an outcome; a resume runs it again
+      if (record.status == "completed") break;
+    }
+    in.observed_at = now_iso8601();
+    ++executed_;
+    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record)));
+  }
+
+  asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record) {
+    Json observation = model::build_judged_observation(in, record, *preflight_.executions[index].task);
+    co_await record_observation(std::move(observation));
   }
 
   asio::awaitable<void> record_observation(Json observation) {

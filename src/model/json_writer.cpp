@@ -1,6 +1,7 @@
 #include "strata/model/json_writer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -148,12 +149,23 @@ bool is_array_index(std::string_view key) {
   return index_value(key) <= 4294967294ULL;
 }
 
+// Bytes that end a run of plain text: '"', '\\', controls, and 0xED (the lead byte of a
+// WTF-8 lone surrogate, checked below). Plain runs are copied at once.
+constexpr std::array<bool, 256> kStringSpecial = [] {
+  std::array<bool, 256> special{};
+  for (int b = 0; b < 0x20; ++b) special[static_cast<std::size_t>(b)] = true;
+  special['"'] = special['\\'] = special[0xED] = true;
+  return special;
+}();
+
 void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
+  out.reserve(out.size() + text.size() + 2);
   out.push_back('"');
   std::size_t run = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto b = static_cast<unsigned char>(text[i]);
+    if (!kStringSpecial[b]) continue;
     const char* escape = nullptr;
     switch (b) {
       case '"': escape = "\\\""; break;
