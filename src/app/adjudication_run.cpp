@@ -34,23 +34,35 @@ const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); 
 
 // Checkpoint lines: {"source": <judged observation's original hash>, "configuration":
 // <provider config hash>, "observation": <adjudicated observation>}. The valid prefix
-// counts; entries made with another configuration are not reused.
+// counts; entries made with another configuration are not reused. What follows the valid
+// prefix (a line a kill cut short) is described in `dropped`, as `strata run` does for its journal.
 std::map<std::string, Json> read_checkpoint(const std::string& path, const std::string& configuration,
-                                            std::uint64_t& valid_bytes) {
+                                            std::uint64_t& valid_bytes, std::string& dropped) {
   std::map<std::string, Json> judged;
   valid_bytes = 0;
+  dropped.clear();
   if (!std::filesystem::exists(path)) return judged;
   const std::string text = store::read_artifact_text(path);
   const auto& sealed = *model::artifact_spec(model::ArtifactKind::observation).sealed;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) break;
+    if (end == std::string::npos) {
+      dropped = "an incomplete last line (" + std::to_string(text.size() - start) + " bytes)";
+      break;
+    }
+    bool valid = false;
     try {
       Json line = model::parse_json(std::string_view(text).substr(start, end - start));
       Json observation = model::conform(std::move(line["observation"]), sealed);
-      if (model::content_hash(observation) != str(observation["contentHash"])) break;
-      if (line["configuration"] == configuration) judged[str(line["source"])] = std::move(observation);
+      if (model::content_hash(observation) == str(observation["contentHash"])) {
+        if (line["configuration"] == configuration) judged[str(line["source"])] = std::move(observation);
+        valid = true;
+      }
     } catch (const std::exception&) {
+    }
+    if (!valid) {
+      dropped = "an invalid line at byte " + std::to_string(start) + " and " + std::to_string(text.size() - start) +
+                " bytes after it";
       break;
     }
     start = end + 1;
@@ -76,7 +88,11 @@ class AdjudicationRun {
     // Not <output>.journal: that name belongs to strata run when --output is a run ledger.
     const std::string checkpoint = settings_.output_path + ".adjudication-journal";
     std::uint64_t valid_bytes = 0;
-    done_ = read_checkpoint(checkpoint, config_hash_, valid_bytes);
+    std::string dropped;
+    done_ = read_checkpoint(checkpoint, config_hash_, valid_bytes, dropped);
+    if (!dropped.empty())
+      std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint.c_str(),
+                   dropped.c_str());
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint, valid_bytes);
     std::exception_ptr failure;
     asio::co_spawn(io_, schedule(), [&failure](std::exception_ptr e) { failure = e; });
