@@ -54,7 +54,7 @@ TEST_CASE("SHA-256 restore refuses text it did not write and keeps its state", "
   Sha256 hash;
   hash.update("abc");
   const std::string before = hash.hex();
-  for (const std::string bad : {std::string(), std::string("sha256"), saved.substr(0, saved.size() - 2),
+  for (const std::string& bad : {std::string(), std::string("sha256"), saved.substr(0, saved.size() - 2),
                                 saved + "00", "md5" + saved.substr(6), saved.substr(0, saved.rfind(' ')) + " zz0000000000",
                                 saved.substr(0, 7) + "1" + saved.substr(7)}) {
     INFO("saved state: " << bad);
