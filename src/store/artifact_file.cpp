@@ -14,6 +14,7 @@
 #include "strata/model/json_document.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_append.hpp"
+#include "strata/store/fault_injection.hpp"
 
 namespace strata::store {
 namespace {
@@ -90,7 +91,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     if (fd.get() < 0) fail_errno(path, "cannot create a temporary file");
     try {
       write_all(fd.get(), content, path);
-      if (::fsync(fd.get()) != 0) fail_errno(path, "cannot fsync");
+      if (checked_fsync(fd.get(), false, "rewrite") != 0) fail_errno(path, "cannot fsync");
     } catch (...) {
       ::unlink(temp.c_str());
       throw;

@@ -16,6 +16,7 @@
 #include "strata/model/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/store/fault_injection.hpp"
 
 namespace strata::store {
 namespace {
@@ -122,7 +123,7 @@ std::optional<std::string> append_to_ledger_file(const std::string& ledger_path,
     ::raise(SIGKILL);
   }
   write_at(ledger.get(), text, offset, ledger_path);
-  if (::fdatasync(ledger.get()) != 0) throw Error("cannot fsync the ledger: " + errno_text(), ledger_path);
+  if (checked_fsync(ledger.get(), true, "append") != 0) throw Error("cannot fsync the ledger: " + errno_text(), ledger_path);
   crash_point("append-written");
   remove_undo(ledger_path);
   return new_hash;

@@ -19,6 +19,7 @@
 #include "strata/model/json_document.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/fault_injection.hpp"
 
 namespace strata::store {
 namespace {
@@ -174,7 +175,7 @@ asio::awaitable<void> JournalWriter::flush() {
           if (n < 0 && errno != EINTR) error = "cannot append to the journal: " + errno_text();
           if (n > 0) done += static_cast<std::size_t>(n);
         }
-        if (error.empty() && ::fdatasync(fd) != 0) error = "cannot fsync the journal: " + errno_text();
+        if (error.empty() && checked_fsync(fd, true, "journal") != 0) error = "cannot fsync the journal: " + errno_text();
         co_return;
       },
       asio::use_awaitable);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Storage and descriptor faults in `strata run` (issue "Reliability"): with a file-size limit
-# (ulimit -f) a write fails with EFBIG. Whether the journal, the full fold or the in-place append
+# (ulimit -f) a write fails with EFBIG; with the test hook STRATA_TEST_FAIL_FSYNC an fsync fails
+# with EIO. Whether the journal, the full fold or the in-place append
 # fails, the run stops with a clear error naming the file, keeps every observation that was
 # durable, leaves no temporary file, and the next run without the limit resumes and records
 # each execution exactly once. With a small open-file limit (ulimit -n 64) and --jobs 100, the run
@@ -74,6 +75,50 @@ expect_out_has "Executed: 0" "append fault: resume runs nothing again"
 run verify --text "$L"; expect_code 0 "append fault: verifies after the resume"
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "append fault: each execution once"
 expect_true no_temp_files "append fault: no temporary file is left"
+
+# --- an fsync fails (STRATA_TEST_FAIL_FSYNC=<what>[:<n>]: EIO, as from a failing disk) ---------------
+# The journal's third batch: the run stops, what the first two made durable is kept.
+L=$WORK/fsync-journal.json
+STRATA_TEST_FAIL_FSYNC=journal:3 study_run a "$L"
+expect_code 2 "journal fsync fault: exit code"
+expect_err_has "$L.journal: cannot fsync the journal: Input/output error" "journal fsync fault: the error names the journal"
+run verify --text "$L"; expect_code 0 "journal fsync fault: the ledger still verifies"
+in_journal=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
+in_ledger=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$L")
+kept=$(( ${in_journal:-0} + in_ledger ))
+expect_true "[ '$kept' -gt 0 ] && [ '$kept' -lt 16 ]" "journal fsync fault: the completions made durable before it are kept"
+study_run a "$L"; expect_code 0 "journal fsync fault: resume"
+expect_out_has "Executed: $((16 - kept))" "journal fsync fault: resume runs only what was not recorded"
+run verify --text "$L"; expect_code 0 "journal fsync fault: verifies after the resume"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "journal fsync fault: each execution once"
+
+# The fold's rewrite (the first rewrite creates the empty ledger, the second is the fold).
+L=$WORK/fsync-fold.json
+STRATA_TEST_FAIL_FSYNC=rewrite:2 study_run a "$L"
+expect_code 2 "fold fsync fault: exit code"
+expect_err_has "$L: cannot fsync: Input/output error" "fold fsync fault: the error names the ledger"
+expect_true no_temp_files "fold fsync fault: no temporary file is left"
+run verify --text "$L"; expect_code 0 "fold fsync fault: the ledger still verifies"
+expect_out_has "journal: 16 verified observation(s) not yet folded" "fold fsync fault: every completion is kept"
+study_run a "$L"; expect_code 0 "fold fsync fault: resume"
+expect_out_has "Executed: 0" "fold fsync fault: resume runs nothing again"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "fold fsync fault: each execution once"
+
+# The in-place append of a fresh run on a verified ledger.
+L=$WORK/fsync-append.json
+study_run a "$L"; expect_code 0 "append fsync fault: run a"
+study_run b "$L"; expect_code 0 "append fsync fault: run b (a first append, writes the record)"
+STRATA_TEST_FAIL_FSYNC=append study_run c "$L"
+expect_code 2 "append fsync fault: exit code"
+expect_err_has "$L: cannot fsync the ledger: Input/output error" "append fsync fault: the error names the ledger"
+expect_true "[ -e '$L.append-undo' ]" "append fsync fault: the undo record stays for the next run"
+run verify --text "$L"; expect_code 0 "append fsync fault: readers see the old ledger"
+expect_out_has "journal: 16 verified observation(s) not yet folded" "append fsync fault: run c's completions are kept"
+study_run c "$L"; expect_code 0 "append fsync fault: resume"
+expect_err_has "undid an append cut short" "append fsync fault: the append is undone"
+expect_out_has "Executed: 0" "append fsync fault: resume runs nothing again"
+run verify --text "$L"; expect_code 0 "append fsync fault: verifies after the resume"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "append fsync fault: each execution once"
 
 # --- too few file descriptors for --jobs 100 --------------------------------------------------------
 cat >"$WORK/fd-limited-strata" <<SH
