@@ -14,6 +14,7 @@
 #include "strata/model/utf.hpp"
 #include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
+#include "strata/store/event_log.hpp"
 
 namespace strata::app {
 namespace {
@@ -143,8 +144,7 @@ CallResult call_result(const EndpointAttempt& call, const Answer& answer, const 
   result.attempt = call.attempt;
   if (call.task != nullptr && call.task->contains("taskId") && (*call.task)["taskId"].is_string()) {
     const std::string& task = str((*call.task)["taskId"]);
-    if (!task.empty() && task.size() <= 160 && task.find_first_of(std::string("\r\n\0", 3)) == std::string::npos)
-      result.task = task;
+    if (store::is_short_event_text(task)) result.task = task;
   }
   return result;
 }

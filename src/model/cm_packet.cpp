@@ -49,15 +49,9 @@ class LexemeKeepingSax : public nlohmann::detail::json_sax_dom_parser<Json> {
   explicit LexemeKeepingSax(Json& root) : json_sax_dom_parser(root, false) {}
   bool number_float(double value, const std::string& lexeme) {
     if (!is_integer_lexeme(lexeme)) return json_sax_dom_parser::number_float(value, lexeme);
-    return json_sax_dom_parser::binary(*new_binary(lexeme));
+    Json::binary_t digits(std::vector<std::uint8_t>(lexeme.begin(), lexeme.end()), kIntegerLexeme);
+    return json_sax_dom_parser::binary(digits);
   }
-
- private:
-  Json::binary_t* new_binary(const std::string& lexeme) {
-    held_ = Json::binary_t(std::vector<std::uint8_t>(lexeme.begin(), lexeme.end()), kIntegerLexeme);
-    return &held_;
-  }
-  Json::binary_t held_;
 };
 
 // A count that fits int64 (a larger one is not a usable count: it would wrap, found by fuzzing).

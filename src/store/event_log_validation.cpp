@@ -132,8 +132,7 @@ void validate_short_text(const std::string& field, const OrderedJson& data, bool
   if (is_none(value) && !required) return;
   if (value == nullptr || !value->is_string() || is_blank(value->get_ref<const std::string&>()))
     throw UsageError("model event requires a non-empty " + field);
-  const auto& text = value->get_ref<const std::string&>();
-  if (code_points(text) > 160 || has_line_break_or_nul(text))
+  if (!is_short_event_text(value->get_ref<const std::string&>()))
     throw UsageError("model event " + field + " must be one line and at most 160 characters");
 }
 
@@ -393,3 +392,11 @@ ValidatedEvent validate_event(const LogEventArgs& args) {
 }
 
 }  // namespace strata::store::event_log
+
+namespace strata::store {
+
+bool is_short_event_text(std::string_view text) {
+  return !event_log::is_blank(text) && event_log::code_points(text) <= 160 && !event_log::has_line_break_or_nul(text);
+}
+
+}  // namespace strata::store

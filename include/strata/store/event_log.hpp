@@ -52,4 +52,8 @@ std::string uuid5_url(std::string_view name);
 // without `at` and `event_id`.
 std::string event_id_for(const nlohmann::ordered_json& record);
 
+// What a model event's short text members (effective_model, provider, node, feature, task)
+// must be: non-blank, one line, at most 160 characters. The writer refuses an event otherwise.
+bool is_short_event_text(std::string_view text);
+
 }  // namespace strata::store
