@@ -25,6 +25,15 @@ limited_run() {  # limited_run <KiB> <plan> <ledger>
   STRATA=$WORK/limited-strata LIMIT_KB=$1 study_run "$2" "$3"
 }
 no_temp_files() { ! ls "$WORK"/*.tmp-* >/dev/null 2>&1; }
+# kept_after_fault <ledger>, after `run verify --text <ledger>`: what completed before a fault and
+# was kept, in the journal or in the ledger (when the fold at the stop still succeeded; a journal
+# batch that failed counts for nothing).
+kept_after_fault() {
+  local in_journal in_ledger
+  in_journal=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
+  in_ledger=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$1")
+  echo $(( ${in_journal:-0} + in_ledger ))
+}
 
 # --- the fold fails: the journal (about 33 KiB) fits, the folded ledger does not ---------------
 L=$WORK/fold.json
@@ -46,11 +55,7 @@ expect_code 2 "journal fault: exit code"
 expect_err_has "$L.journal: cannot append to the journal: File too large" "journal fault: the error names the journal"
 expect_true no_temp_files "journal fault: no temporary file is left"
 run verify --text "$L"; expect_code 0 "journal fault: the ledger still verifies"
-# What completed before the fault is kept: in the journal, or in the ledger when the fold at the
-# stop still fitted under the limit (a batch of lines that failed counts for nothing).
-in_journal=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
-in_ledger=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$L")
-kept=$(( ${in_journal:-0} + in_ledger ))
+kept=$(kept_after_fault "$L")
 expect_true "[ '$kept' -gt 0 ] && [ '$kept' -lt 16 ]" "journal fault: the completions before the fault are kept"
 study_run a "$L"; expect_code 0 "journal fault: resume"
 expect_out_has "Executed: $((16 - ${kept:-0}))" "journal fault: resume runs only what was not recorded"
@@ -83,9 +88,7 @@ STRATA_TEST_FAIL_FSYNC=journal:3 study_run a "$L"
 expect_code 2 "journal fsync fault: exit code"
 expect_err_has "$L.journal: cannot fsync the journal: Input/output error" "journal fsync fault: the error names the journal"
 run verify --text "$L"; expect_code 0 "journal fsync fault: the ledger still verifies"
-in_journal=$(sed -n 's/^  journal: \([0-9]*\) verified.*/\1/p' "$WORK/stdout")
-in_ledger=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$L")
-kept=$(( ${in_journal:-0} + in_ledger ))
+kept=$(kept_after_fault "$L")
 expect_true "[ '$kept' -gt 0 ] && [ '$kept' -lt 16 ]" "journal fsync fault: the completions made durable before it are kept"
 study_run a "$L"; expect_code 0 "journal fsync fault: resume"
 expect_out_has "Executed: $((16 - kept))" "journal fsync fault: resume runs only what was not recorded"
