@@ -97,9 +97,11 @@ constexpr std::size_t kReadChunk = 32 * 1024;
 // The shared state of one running attempt; every coroutine below runs on one thread.
 class Attempt {
  public:
-  Attempt(asio::any_io_executor ex, const ProcessSpec& spec, pid_t pid, int pidfd, Pipe& in, Pipe& out, Pipe& err)
-      : spec_(spec), pid_(pid), pidfd_(ex, pidfd), stdin_(ex, in.write_end), stdout_(ex, out.read_end),
+  Attempt(asio::any_io_executor ex, const ProcessSpec& spec, std::size_t stdin_written, pid_t pid, int pidfd, Pipe& in,
+          Pipe& out, Pipe& err)
+      : spec_(spec), stdin_written_(stdin_written), pid_(pid), pidfd_(ex, pidfd), stdin_(ex), stdout_(ex, out.read_end),
         stderr_(ex, err.read_end), escalation_(ex), drain_(ex), watchdog_(ex) {
+    if (in.write_end >= 0) stdin_.assign(in.write_end);  // else the request is all in the pipe already
     in.write_end = out.read_end = err.read_end = -1;  // now owned by the descriptors
     live_groups().insert(pid_);
   }
@@ -131,9 +133,11 @@ class Attempt {
   }
 
   asio::awaitable<void> write_stdin() {
-    if (!spec_.stdin_data.empty()) co_await asio::async_write(stdin_, asio::buffer(spec_.stdin_data), kTuple);
-    boost::system::error_code ignored;
-    stdin_.close(ignored);  // EOF for the child; EPIPE above just means it stopped reading
+    if (stdin_.is_open()) {
+      co_await asio::async_write(stdin_, asio::buffer(spec_.stdin_data) + stdin_written_, kTuple);
+      boost::system::error_code ignored;
+      stdin_.close(ignored);  // EOF for the child; EPIPE above just means it stopped reading
+    }
     pipe_finished();
   }
 
@@ -224,6 +228,7 @@ class Attempt {
   }
 
   const ProcessSpec& spec_;
+  std::size_t stdin_written_;  // before the spawn (prefill_stdin)
   pid_t pid_;
   asio::posix::stream_descriptor pidfd_, stdin_, stdout_, stderr_;
   asio::steady_timer escalation_, drain_, watchdog_;
@@ -245,11 +250,57 @@ void throw_if_out_of_descriptors(int error) {
                 "; lower --jobs or raise the open-file limit (ulimit -n)");
 }
 
-ProcessResult spawn_failure(const std::string& what) {
+// The three pipes of one child, until the Attempt takes the parent's ends.
+struct Pipes {
+  Pipe in, out, err;
+  bool open() { return in.open() && out.open() && err.open(); }
+  void close_child_ends() {
+    for (int* fd : {&in.read_end, &out.write_end, &err.write_end}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  }
+  void close_parent_stdin() {
+    ::close(in.write_end);
+    in.write_end = -1;
+  }
+  void close_all() {
+    in.close_both();
+    out.close_both();
+    err.close_both();
+  }
+};
+
+// A child that could not be started: its pipes closed; out of descriptors stops the run
+// (throws), anything else is the provider's spawn failure, described as `what` + strerror.
+ProcessResult give_up(Pipes& pipes, int error, const std::string& what) {
+  pipes.close_all();
+  throw_if_out_of_descriptors(error);
   ProcessResult r;
   r.end = ProcessEnd::spawn_failed;
-  r.spawn_error = what;
+  r.spawn_error = what + std::strerror(error);
   return r;
+}
+
+// Writes as much of the request as the pipe takes now, before the child exists, so the child
+// finds its stdin waiting instead of waiting for the event loop, which is busiest exactly when
+// many children start or end together. Only the parent's end is made non-blocking (the child's
+// end is a separate open file). Returns the bytes written; when that is all of it, the caller
+// closes its end before the spawn too, so the child's EOF does not wait for the event loop
+// either; otherwise the Attempt writes the rest.
+std::size_t prefill_stdin(int write_end, const std::string& data) {
+  if (data.empty() || ::fcntl(write_end, F_SETFL, ::fcntl(write_end, F_GETFL) | O_NONBLOCK) != 0) return 0;
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(write_end, data.data() + written, data.size() - written);
+    if (n > 0)
+      written += static_cast<std::size_t>(n);
+    else if (n < 0 && errno == EINTR)
+      continue;
+    else
+      break;  // full (EAGAIN): the rest goes once the child reads
+  }
+  return written;
 }
 
 }  // namespace
@@ -279,15 +330,10 @@ void signal_all_process_groups(int signal_number) {
 }
 
 asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
-  Pipe in, out, err;
-  if (!in.open() || !out.open() || !err.open()) {
-    const int error = errno;
-    in.close_both();
-    out.close_both();
-    err.close_both();
-    throw_if_out_of_descriptors(error);
-    co_return spawn_failure(std::string("cannot create pipes: ") + std::strerror(error));
-  }
+  Pipes pipes;
+  if (!pipes.open()) co_return give_up(pipes, errno, "cannot create pipes: ");
+  const std::size_t stdin_written = prefill_stdin(pipes.in.write_end, spec.stdin_data);
+  if (stdin_written == spec.stdin_data.size()) pipes.close_parent_stdin();  // EOF follows the request
   // posix_spawn blocks until the child has exec'd (about half a millisecond): run it on the
   // spawn threads so the event loop keeps serving the other children meanwhile.
   pid_t pid = -1;
@@ -295,35 +341,22 @@ asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
   co_await asio::co_spawn(
       spawn_pool(),
       [&]() -> asio::awaitable<void> {
-        pid = spawn_child(spec, in, out, err);
+        pid = spawn_child(spec, pipes.in, pipes.out, pipes.err);
         spawn_errno = errno;
         co_return;
       },
       asio::use_awaitable);
-  // The child's ends belong to the child now.
-  ::close(in.read_end);
-  ::close(out.write_end);
-  ::close(err.write_end);
-  in.read_end = out.write_end = err.write_end = -1;
-  if (pid < 0) {
-    in.close_both();
-    out.close_both();
-    err.close_both();
-    throw_if_out_of_descriptors(spawn_errno);
-    co_return spawn_failure(std::strerror(spawn_errno));
-  }
+  pipes.close_child_ends();  // the child's now
+  if (pid < 0) co_return give_up(pipes, spawn_errno, "");
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {  // cannot watch it: do not leave it running
     const int error = errno;
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
-    in.close_both();
-    out.close_both();
-    err.close_both();
-    throw_if_out_of_descriptors(error);
-    co_return spawn_failure(std::string("pidfd_open failed: ") + std::strerror(error));
+    co_return give_up(pipes, error, "pidfd_open failed: ");
   }
-  auto attempt = std::make_unique<Attempt>(co_await asio::this_coro::executor, spec, pid, pidfd, in, out, err);
+  auto attempt = std::make_unique<Attempt>(co_await asio::this_coro::executor, spec, stdin_written, pid, pidfd,
+                                           pipes.in, pipes.out, pipes.err);
   co_await attempt->run();
   co_return std::move(attempt->result);
 }
