@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -207,7 +208,7 @@ class StudyRun {
     appendable_ = false;
     std::unordered_set<std::string> folded;
     for (std::size_t i = 0; i < folded_count_; ++i) folded.insert(str(observations_[i]["contentHash"]));
-    const std::vector<Json> block(observations_.begin() + static_cast<std::ptrdiff_t>(folded_count_), observations_.end());
+    const std::span<const Json> block(observations_.data() + folded_count_, observations_.size() - folded_count_);
     for (const auto& o : block)
       if (!folded.insert(str(o["contentHash"])).second) return false;  // let the full fold report it
     if (total_observations() > model::kMaxLedgerObservations) return false;

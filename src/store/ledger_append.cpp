@@ -97,7 +97,7 @@ std::optional<long long> closing_offset(int fd, const std::string& content_hash)
 }
 
 std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
-                                                 model::LedgerHasher& hasher, const std::vector<model::Json>& appended) {
+                                                 model::LedgerHasher& hasher, std::span<const model::Json> appended) {
   FileDescriptor ledger(::open(ledger_path.c_str(), O_RDWR | O_CLOEXEC));
   if (ledger.get() < 0 || ::flock(ledger.get(), LOCK_EX) != 0) return std::nullopt;
   const std::optional<long long> closing_at = closing_offset(ledger.get(), old_hash);

@@ -11,7 +11,7 @@
 // readers flock(LOCK_SH) while they read, so a live append is never seen half done.
 #include <optional>
 #include <string>
-#include <vector>
+#include <span>
 
 #include "strata/model/json.hpp"
 #include "strata/model/ledger_hasher.hpp"
@@ -32,7 +32,7 @@ std::optional<long long> closing_offset(int fd, const std::string& content_hash)
 // (nothing changed) when the file does not end with the exact closing of `old_hash` (an
 // empty ledger, or another layout): then rewrite it in full.
 std::optional<std::string> append_to_ledger_file(const std::string& ledger_path, const std::string& old_hash,
-                                                 model::LedgerHasher& hasher, const std::vector<model::Json>& appended);
+                                                 model::LedgerHasher& hasher, std::span<const model::Json> appended);
 
 // Restores the ledger an interrupted append left behind (only while holding the ledger's
 // run lock). Returns true when there was one to undo.
