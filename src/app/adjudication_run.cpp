@@ -89,7 +89,7 @@ class AdjudicationRun {
     const std::string checkpoint = settings_.output_path + ".adjudication-journal";
     std::uint64_t valid_bytes = 0;
     std::string dropped;
-    done_ = read_checkpoint(checkpoint, config_hash_, valid_bytes, dropped);
+    place_checkpointed(read_checkpoint(checkpoint, config_hash_, valid_bytes, dropped));
     if (!dropped.empty())
       std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint.c_str(),
                    dropped.c_str());
@@ -113,10 +113,13 @@ class AdjudicationRun {
   }
 
  private:
-  // Everything that can fail before a judge starts (§4.2, §4.4).
+  // Everything that can fail before a judge starts (§4.2, §4.4). Each request is built to
+  // check its size, then dropped: judge() builds it again, so a large batch does not hold
+  // every request at once.
   void prepare() {
     const Json& observations = ledger_["observations"];
     selected_ = model::select_for_adjudication(observations, settings_.selection);
+    done_.assign(selected_.size(), false);
     const char* path = std::getenv("PATH");
     if (adjudicator_.contains("command"))  // an endpoint adjudicator has none (Strata extension)
       command_ = exec::resolve_command(str(adjudicator_["command"]), std::filesystem::current_path().string(), path ? path : "");
@@ -124,13 +127,30 @@ class AdjudicationRun {
       throw Error("This build of strata cannot call endpoint adjudicators.");
     for (std::size_t index : selected_) {
       const Json& o = observations[index];
+      source_hashes_.push_back(str(o["contentHash"]));
       const Json* task = model::find_task(suite_, str(o["task"]["taskId"]));
       if (task == nullptr) throw Error("No task definition exists for " + str(o["task"]["taskId"]) + ".");
-      std::string request = model::compact_json(model::adjudicator_request(o, *task));
-      if (static_cast<double>(request.size()) > adjudicator_["maxInputBytes"].get<double>())
+      tasks_.push_back(task);
+      if (static_cast<double>(request_for(tasks_.size() - 1).size()) > adjudicator_["maxInputBytes"].get<double>())
         throw Error("Adjudicator input limit " + model::compact_json(adjudicator_["maxInputBytes"]) +
                     " bytes exceeded for " + str(o["task"]["taskId"]) + ".");
-      requests_.push_back(std::move(request));
+    }
+  }
+
+  std::string request_for(std::size_t k) const {
+    return model::compact_json(model::adjudicator_request(ledger_["observations"][selected_[k]], *tasks_[k]));
+  }
+
+  // Judgements a previous invocation made durable go straight into the ledger, in place of
+  // their source observations (contentHashes are unique in a ledger).
+  void place_checkpointed(std::map<std::string, Json> judged) {
+    auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
+    for (std::size_t k = 0; k < selected_.size() && !judged.empty(); ++k) {
+      const auto found = judged.find(source_hashes_[k]);
+      if (found == judged.end()) continue;
+      observations[selected_[k]] = std::move(found->second);
+      judged.erase(found);
+      done_[k] = true;
     }
   }
 
@@ -141,14 +161,12 @@ class AdjudicationRun {
                "] judging " + std::to_string(jobs_.running());
       });
     const auto wanted = [this](std::size_t k) {
-      if (!done_.count(source_hash(k))) return true;
+      if (!done_[k]) return true;
       ++reused_;
       return false;
     };
     co_await jobs_.run(selected_.size(), wanted, [this](std::size_t k) { return judge(k); });
   }
-
-  std::string source_hash(std::size_t k) const { return str(ledger_["observations"][selected_[k]]["contentHash"]); }
 
   exec::ProcessSpec judge_spec(std::size_t k) const {
     exec::ProcessSpec spec;
@@ -156,7 +174,7 @@ class AdjudicationRun {
     for (const auto& arg : adjudicator_["args"]) spec.args.push_back(str(arg));
     spec.env = exec::allowlisted_environment(adjudicator_["envAllowlist"].get<std::vector<std::string>>());
     spec.working_directory = std::filesystem::current_path().string();
-    spec.stdin_data = requests_[k];
+    spec.stdin_data = request_for(k);
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(suite_["maxRuntimeMsPerTask"].get<double>()));
     spec.stdout_limit = static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>());
     spec.kill_grace = settings_.kill_grace;
@@ -167,7 +185,8 @@ class AdjudicationRun {
     model::JudgeRecord record;
     if (adjudicator_.contains("endpoint")) {
       const Json& source = ledger_["observations"][selected_[k]];
-      EndpointAttempt call{&adjudicator_, requests_[k], model::EndpointRole::adjudicator,
+      const std::string request = request_for(k);
+      EndpointAttempt call{&adjudicator_, request, model::EndpointRole::adjudicator,
                            static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>()),
                            &str(source["runId"]), &source["task"]};
       const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
@@ -183,18 +202,21 @@ class AdjudicationRun {
     jobs_.finish_outside_slot(record_judgement(k, std::move(judged)));
   }
 
+  // Once durable, the judgement replaces its source observation in the ledger: the batch is
+  // held once, not twice.
   asio::awaitable<void> record_judgement(std::size_t k, Json judged) {
-    const Json line = {{"source", source_hash(k)}, {"configuration", config_hash_}, {"observation", judged}};
+    Json line = {{"source", source_hashes_[k]}, {"configuration", config_hash_}, {"observation", Json()}};
+    line["observation"] = std::move(judged);
     co_await journal_->append(model::compact_json(line));
-    done_[source_hash(k)] = std::move(judged);
+    ledger_["observations"][selected_[k]] = std::move(line["observation"]);
+    done_[k] = true;
     ++judged_;
   }
 
-  // The last step: the input's observations are moved into the output, not copied (a large
-  // ledger would otherwise be held three times).
+  // The last step: the input's observations (judged ones already replaced) are moved into the
+  // output, not copied (a large ledger would otherwise be held twice).
   Json write_output() {
     auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
-    for (std::size_t index : selected_) observations[index] = std::move(done_.at(str(observations[index]["contentHash"])));
     Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), std::move(observations));
     store::write_file_atomically(settings_.output_path, model::pretty_json(output) + "\n");
     return output;
@@ -209,10 +231,11 @@ class AdjudicationRun {
   asio::thread_pool fsync_pool_{1};
   engine::JobPool jobs_;
   std::unique_ptr<store::JournalWriter> journal_;
-  std::vector<std::size_t> selected_;
-  std::vector<std::string> requests_;
+  std::vector<std::size_t> selected_;      // ledger indices of the batch, in judging order
+  std::vector<std::string> source_hashes_;  // of each selected observation before its judgement
+  std::vector<const Json*> tasks_;          // the suite's task of each selected observation
+  std::vector<bool> done_;                  // judged (now or by an earlier invocation)
   std::string command_;
-  std::map<std::string, Json> done_;  // original contentHash -> adjudicated observation
   double judged_ = 0, reused_ = 0;
 };
 
