@@ -242,12 +242,30 @@ asio::thread_pool& spawn_pool() {
   return pool;
 }
 
+// Descriptors held back for the stop path: once a launch finds none left, these are closed
+// so that reporting the error, folding the journal (a temporary file, a directory fsync) and the
+// sanitizer runtime (which checks memory through a pipe) still get descriptors.
+int reserved_descriptors[2] = {-1, -1};
+
+void hold_reserved_descriptors() {
+  for (int& fd : reserved_descriptors)
+    if (fd < 0) fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+void release_reserved_descriptors() {
+  for (int& fd : reserved_descriptors) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+}
+
 // Out of descriptors: the run must stop (or run fewer at once), not record the provider as
 // unavailable.
 void throw_if_out_of_descriptors(int error) {
-  if (error == EMFILE || error == ENFILE)
-    throw Error(std::string("cannot start a provider: ") + std::strerror(error) +
-                "; lower --jobs or raise the open-file limit (ulimit -n)");
+  if (error != EMFILE && error != ENFILE) return;
+  release_reserved_descriptors();
+  throw Error(std::string("cannot start a provider: ") + std::strerror(error) +
+              "; lower --jobs or raise the open-file limit (ulimit -n)");
 }
 
 // The three pipes of one child, until the Attempt takes the parent's ends.
@@ -308,6 +326,7 @@ std::size_t prefill_stdin(int write_end, const std::string& data) {
 void init_process_runtime() {
   ::signal(SIGPIPE, SIG_IGN);
   ::syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+  hold_reserved_descriptors();
 }
 
 int jobs_within_open_file_limit(int requested, long* limit) {

@@ -46,7 +46,7 @@ bool is_integer_lexeme(std::string_view s) {
 
 class LexemeKeepingSax : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
-  explicit LexemeKeepingSax(Json& root) : json_sax_dom_parser(root, false) {}
+  explicit LexemeKeepingSax(Json& result) : json_sax_dom_parser(result, false) {}
   bool number_float(double value, const std::string& lexeme) {
     if (!is_integer_lexeme(lexeme)) return json_sax_dom_parser::number_float(value, lexeme);
     Json::binary_t digits(std::vector<std::uint8_t>(lexeme.begin(), lexeme.end()), kIntegerLexeme);

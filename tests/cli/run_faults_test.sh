@@ -6,7 +6,9 @@
 # durable, leaves no temporary file, and the next run without the limit resumes and records
 # each execution exactly once. With a small open-file limit (ulimit -n 64) and --jobs 100, the run
 # lowers --jobs to what fits, says so, and completes: running out of descriptors must never be
-# recorded as a provider outcome ("unavailable").
+# recorded as a provider outcome ("unavailable"). When descriptors the budget cannot know about
+# (inherited from the caller) use up the limit anyway, the run stops with exit 2 and the advice,
+# records nothing as unavailable, and the next run with enough descriptors completes.
 # Usage: run_faults_test.sh <strata binary> <example provider binary>
 REAL_STRATA=$(realpath "$1")
 STRATA=$REAL_STRATA
@@ -137,5 +139,24 @@ expect_err_has "strata: --jobs 100 lowered to 5: the open-file limit (ulimit -n)
 expect_true "! grep -q '\"unavailable\"' '$L'" "ulimit -n 64: no execution recorded as unavailable"
 run verify --text "$L"; expect_code 0 "ulimit -n 64: the ledger verifies"
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "ulimit -n 64: each execution once"
+
+# --- descriptors run out anyway (40 inherited from the caller) ----------------------------------
+cat >"$WORK/fd-exhausted-strata" <<SH
+#!/usr/bin/env bash
+for i in \$(seq 40); do exec {fd}</dev/null; done
+ulimit -n 64
+exec "$REAL_STRATA" "\$@"
+SH
+chmod +x "$WORK/fd-exhausted-strata"
+L=$WORK/fds-exhausted.json
+STRATA=$WORK/fd-exhausted-strata JOBS=5 study_run a "$L"
+expect_code 2 "descriptors exhausted: the run stops"
+expect_err_has "strata: cannot start a provider: Too many open files; lower --jobs or raise the open-file limit (ulimit -n)" \
+  "descriptors exhausted: the error says what to do"
+expect_true "! grep -q '\"unavailable\"' '$L' '$L.journal'" "descriptors exhausted: no execution recorded as unavailable"
+run verify --text "$L"; expect_code 0 "descriptors exhausted: the ledger verifies"
+study_run a "$L"
+expect_code 0 "descriptors exhausted: the next run with enough descriptors completes"
+expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "descriptors exhausted, then resumed: each execution once"
 
 finish
