@@ -123,13 +123,6 @@ json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersi
                          for m, s in entries]},
           open(f"{work}/process.payload.json", "w"))
 json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
-           "providers": [{"modelId": m, "scenarioIds": [s], "providerNetwork": True,
-                          "maxInputBytes": 1000000, "maxOutputBytes": 10000,
-                          "endpoint": {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL",
-                                       "apiKeyEnv": "STUDY_API_KEY", "model": "test-model", "maxConcurrency": 16}}
-                         for m, s in entries]},
-          open(f"{work}/endpoint.payload.json", "w"))
-json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
            "providers": [{"modelId": "low-cost-model", "scenarioIds": ["repository-only"], "command": "true",
                           "providerNetwork": False, "maxInputBytes": 1000, "maxOutputBytes": 1000}],
            "adjudicator": {"id": "crash-judge", "modelId": "reference-model", "command": f"{work}/bin/crashloop",
@@ -139,6 +132,9 @@ json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersi
 json.dump({"type": "controlled-study-observation-ledger", "schemaVersion": 1, "ledgerVersion": "v1",
            "observations": []}, open(f"{work}/empty.payload.json", "w"))
 PY
+# The endpoint config: the process entries calling the test server instead, at most 16 in flight.
+endpoint_study "$WORK/process.payload.json" "$WORK/endpoint.payload.json" maxConcurrency=16 parameters= pricing= \
+  envAllowlist=
 mkdir -p "$WORK/process" "$WORK/endpoint" "$WORK/adjudicate" "$WORK/control"
 "$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
 for config in process endpoint judge; do

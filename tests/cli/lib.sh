@@ -118,3 +118,51 @@ start_test_server() {
 }
 control() { curl -s --cacert "$CA" -X "$1" "https://127.0.0.1:$PORT/__$2" "${@:3}"; }
 fault() { control POST "fault/$1" >/dev/null; }
+
+# endpoint_study <config> <out> [name=value...]: writes to <out> the payload of the provider config
+# <config> (sealed or not) with every provider entry calling the test endpoint instead of a command:
+# no command or args, providerNetwork, the test pricing, and the endpoint
+# {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL", "apiKeyEnv": "STUDY_API_KEY",
+# "model": "test-model", "parameters": {"temperature": 0}, "maxConcurrency": 3}. only=<modelId>
+# converts that model's entries only; judge=<id> leaves the entries and makes the adjudicator the
+# endpoint judge <id> (model judge-model-1) instead; pricing= and envAllowlist= leave those members
+# out; any other name sets that endpoint member (a JSON value, else a string; empty: removes it).
+endpoint_study() {
+  python3 - "$@" <<'PY'
+import json, sys
+source, out, settings = sys.argv[1], sys.argv[2], dict(a.split("=", 1) for a in sys.argv[3:])
+def value(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+only, judge = settings.pop("only", None), settings.pop("judge", None)
+pricing = settings.pop("pricing", '{"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.1, '
+                                  '"outputPerMillionUsd": 2}')
+dropped = ("command", "args") + (("envAllowlist",) if settings.pop("envAllowlist", None) == "" else ())
+endpoint = {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL", "apiKeyEnv": "STUDY_API_KEY",
+            "model": "test-model", "parameters": {"temperature": 0}, "maxConcurrency": 3}
+for name, text in settings.items():
+    if text:
+        endpoint[name] = value(text)
+    else:
+        endpoint.pop(name, None)
+config = json.load(open(source))
+for k in ("contentHash", "contentHashAlgo"):
+    config.pop(k, None)
+if judge:
+    config["adjudicator"] = {"id": judge, "modelId": "judge-model", "providerNetwork": True,
+                             "maxInputBytes": 1000000, "maxOutputBytes": 65536,
+                             "endpoint": dict(endpoint, model="judge-model-1")}
+else:
+    for p in config["providers"]:
+        if only in (None, p["modelId"]):
+            for k in dropped:
+                p.pop(k, None)
+            p["providerNetwork"] = True
+            if pricing:
+                p["pricing"] = value(pricing)
+            p["endpoint"] = dict(endpoint)
+json.dump(config, open(out, "w"))
+PY
+}

@@ -18,21 +18,7 @@ control POST reply --data-binary '{"taskOutcome":"partial","evidenceQuality":"me
 
 make_example_study "$PROVIDER" ok throttled failing preflight
 # Every provider entry calls the endpoint, at most 3 requests in flight.
-python3 - "$WORK/providers.json" "$WORK/providers.payload.json" <<'PY'
-import json, sys
-sealed, out = sys.argv[1:3]
-config = json.load(open(sealed))
-for k in ("contentHash", "contentHashAlgo"):
-    config.pop(k)
-for p in config["providers"]:
-    for k in ("command", "args"):
-        p.pop(k, None)
-    p["providerNetwork"] = True
-    p["pricing"] = {"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.1, "outputPerMillionUsd": 2}
-    p["endpoint"] = {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL", "apiKeyEnv": "STUDY_API_KEY",
-                     "model": "test-model", "parameters": {"temperature": 0}, "maxConcurrency": 3}
-json.dump(config, open(out, "w"))
-PY
+endpoint_study "$WORK/providers.json" "$WORK/providers.payload.json"
 "$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
 export STUDY_BASE_URL=https://127.0.0.1:$PORT/v1 STUDY_API_KEY=$SECRET
 
@@ -69,17 +55,7 @@ expect_out_has "Skipped: 16" "a second run skips everything"
 expect_true "[ \"\$(stat_of requests)\" -eq $before ]" "and sends nothing"
 
 # --- an endpoint adjudicator judges that ledger -----------------------------------------------------
-python3 - "$WORK/providers.json" "$WORK/judge.payload.json" <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-for k in ("contentHash", "contentHashAlgo"):
-    config.pop(k)
-config["adjudicator"] = {"id": "endpoint-judge", "modelId": "judge-model", "providerNetwork": True,
-                         "maxInputBytes": 1000000, "maxOutputBytes": 65536,
-                         "endpoint": {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL",
-                                      "apiKeyEnv": "STUDY_API_KEY", "model": "judge-model-1", "maxConcurrency": 2}}
-json.dump(config, open(sys.argv[2], "w"))
-PY
+endpoint_study "$WORK/providers.json" "$WORK/judge.payload.json" judge=endpoint-judge maxConcurrency=2 parameters=
 "$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
 control POST reply --data-binary '{"outcome":"success","confidence":0.9,"reasonCodes":["checks-passed"]}' >/dev/null
 fault ok

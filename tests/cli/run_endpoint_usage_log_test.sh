@@ -22,25 +22,8 @@ control POST reply --data-binary "$PROVIDER_REPLY" >/dev/null
 make_example_study "$PROVIDER" ok retry resume usagefail runid nolog
 # endpoint_config <maxConcurrency> <out>: every provider entry calls the test endpoint.
 endpoint_config() {
-  python3 - "$WORK/providers.json" "$WORK/endpoint.payload.json" "$1" <<'PY'
-import json, sys
-sealed, out, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3])
-config = json.load(open(sealed))
-for k in ("contentHash", "contentHashAlgo"):
-    config.pop(k)
-for p in config["providers"]:
-    for k in ("command", "args"):
-        p.pop(k, None)
-    p["providerNetwork"] = True
-    p["pricing"] = {"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.1, "outputPerMillionUsd": 2}
-    p["endpoint"] = {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL", "apiKeyEnv": "STUDY_API_KEY",
-                     "model": "test-model", "parameters": {"temperature": 0}, "maxConcurrency": concurrency}
-config["adjudicator"] = {"id": "endpoint-judge", "modelId": "judge-model", "providerNetwork": True,
-                         "maxInputBytes": 1000000, "maxOutputBytes": 65536,
-                         "endpoint": {"protocol": "openai-chat-completions", "baseUrlEnv": "STUDY_BASE_URL",
-                                      "apiKeyEnv": "STUDY_API_KEY", "model": "judge-model-1", "maxConcurrency": 2}}
-json.dump(config, open(out, "w"))
-PY
+  endpoint_study "$WORK/providers.json" "$WORK/endpoint.payload.json" maxConcurrency="$1"
+  endpoint_study "$WORK/endpoint.payload.json" "$WORK/endpoint.payload.json" judge=endpoint-judge maxConcurrency=2 parameters=
   "$STRATA" seal provider-config "$WORK/endpoint.payload.json" -o "$2" >/dev/null
 }
 endpoint_config 3 "$WORK/providers.json"

@@ -155,36 +155,26 @@ make_example_study "$PROVIDER" ok t429 s500 s401 echo refused crash
 # dumper (full, allowlisting only AUDIT_VISIBLE), the adjudicator is an endpoint judge.
 # refused: low-cost-model calls STUDY_DEAD_URL (connection refused), reference-model is the dumper
 # allowlisting OPENAI_API_KEY (hashed), the adjudicator is the dumper as a judge (full, no allowlist).
+endpoint_study "$WORK/providers.json" "$WORK/mixed.payload.json" only=low-cost-model maxConcurrency=4 envAllowlist=
+endpoint_study "$WORK/mixed.payload.json" "$WORK/mixed.payload.json" judge=mixed-judge maxConcurrency=4
+endpoint_study "$WORK/providers.json" "$WORK/refused.payload.json" only=low-cost-model maxConcurrency=4 envAllowlist= \
+  baseUrlEnv=STUDY_DEAD_URL transportRetries=1
 python3 - "$WORK" "$DUMPER" <<'PY'
 import json, sys
 work, dumper = sys.argv[1:3]
-def endpoint(base_env, model, **extra):
-    return dict({"protocol": "openai-chat-completions", "baseUrlEnv": base_env, "apiKeyEnv": "STUDY_API_KEY",
-                 "model": model, "parameters": {"temperature": 0}, "maxConcurrency": 4}, **extra)
 for name in ("mixed", "refused"):
-    config = json.load(open(f"{work}/providers.json"))
-    for k in ("contentHash", "contentHashAlgo"):
-        config.pop(k)
+    config = json.load(open(f"{work}/{name}.payload.json"))
     for p in config["providers"]:
-        for k in ("command", "args", "envAllowlist"):
-            p.pop(k, None)
-        if p["modelId"] == "low-cost-model":
-            p["providerNetwork"] = True
-            p["pricing"] = {"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.1, "outputPerMillionUsd": 2}
-            p["endpoint"] = endpoint("STUDY_BASE_URL", "test-model") if name == "mixed" else \
-                endpoint("STUDY_DEAD_URL", "test-model", transportRetries=1)
-        else:
+        if "endpoint" not in p:
+            for k in ("command", "args", "envAllowlist"):
+                p.pop(k, None)
             p["command"] = dumper
             p["args"] = [f"{work}/dumps/{name}-provider", "full" if name == "mixed" else "hashed", "provider"]
             p["envAllowlist"] = ["AUDIT_VISIBLE"] if name == "mixed" else ["OPENAI_API_KEY"]
-    judge = {"id": f"{name}-judge", "modelId": "judge-model", "providerNetwork": name == "mixed",
-             "maxInputBytes": 1000000, "maxOutputBytes": 65536}
-    if name == "mixed":
-        judge["endpoint"] = endpoint("STUDY_BASE_URL", "judge-model-1")
-    else:
-        judge["command"] = dumper
-        judge["args"] = [f"{work}/dumps/{name}-judge", "full", "judge"]
-    config["adjudicator"] = judge
+    if name == "refused":
+        config["adjudicator"] = {"id": "refused-judge", "modelId": "judge-model", "providerNetwork": False,
+                                 "maxInputBytes": 1000000, "maxOutputBytes": 65536, "command": dumper,
+                                 "args": [f"{work}/dumps/refused-judge", "full", "judge"]}
     json.dump(config, open(f"{work}/{name}.payload.json", "w"))
 PY
 "$STRATA" seal provider-config "$WORK/mixed.payload.json" -o "$WORK/mixed.json" >/dev/null
