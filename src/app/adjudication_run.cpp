@@ -218,7 +218,7 @@ class AdjudicationRun {
   Json write_output() {
     auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
     Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), std::move(observations));
-    store::write_file_atomically(settings_.output_path, model::pretty_json(output) + "\n");
+    store::write_sealed_ledger(settings_.output_path, output);
     return output;
   }
 

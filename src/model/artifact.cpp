@@ -50,7 +50,8 @@ namespace {
 // The validated payload with its seal appended (schema order: contentHash, then
 // contentHashAlgo). Members are moved into a new object sized for the seal: growing the
 // old one would deep-copy every member (the element type has a const key).
-Json with_seal(Json payload) {
+// `hash_of` computes the contentHash of the sealed artifact (its own member is skipped).
+Json with_seal(Json payload, std::string (*hash_of)(const Json&) = content_hash) {
   auto& members = payload.get_ref<Json::object_t&>();
   Json sealed = Json::object();
   auto& out = sealed.get_ref<Json::object_t&>();
@@ -58,9 +59,13 @@ Json with_seal(Json payload) {
   for (auto& member : members) out.emplace_back(member.first, std::move(member.second));
   out.emplace_back("contentHash", "");  // the hash never covers its own member
   out.emplace_back("contentHashAlgo", std::string(kContentHashAlgo));
-  (out.end() - 2)->second = content_hash(sealed);
+  (out.end() - 2)->second = hash_of(sealed);
   return sealed;
 }
+
+// A ledger's contentHash, hashed an observation at a time: a large ledger's canonical text is
+// never held whole in memory.
+std::string ledger_content_hash(const Json& ledger) { return LedgerHasher(ledger).hash(); }
 
 }  // namespace
 
@@ -77,7 +82,7 @@ Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> ob
     throw Error("A ledger holds at most 100000 observations; this one would hold " + std::to_string(observations.size()) + ".");
   Json ledger = {{"type", "controlled-study-observation-ledger"}, {"schemaVersion", 1.0}, {"ledgerVersion", ledger_version}};
   ledger["observations"] = Json(std::move(observations));
-  Json sealed = with_seal(std::move(ledger));
+  Json sealed = with_seal(std::move(ledger), ledger_content_hash);
   check_semantics(ArtifactKind::ledger, sealed, false);
   return sealed;
 }

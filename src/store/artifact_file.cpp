@@ -23,7 +23,7 @@ namespace {
   throw Error(what + ": " + std::strerror(errno), path);
 }
 
-void write_all(int fd, const std::string& content, const std::string& path) {
+void write_all(int fd, std::string_view content, const std::string& path) {
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -80,6 +80,10 @@ model::Json read_json_file(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](const PieceWriter& write) { write(content); });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce) {
   namespace fs = std::filesystem;
   const fs::path target = fs::absolute(path);
   std::error_code ec;
@@ -90,7 +94,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) fail_errno(path, "cannot create a temporary file");
     try {
-      write_all(fd.get(), content, path);
+      produce([&fd, &path](std::string_view piece) { write_all(fd.get(), piece, path); });
       if (checked_fsync(fd.get(), false, "rewrite") != 0) fail_errno(path, "cannot fsync");
     } catch (...) {
       ::unlink(temp.c_str());

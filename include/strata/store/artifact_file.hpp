@@ -2,7 +2,9 @@
 // Reading artifact files with the input limits, and writing files so that a reader never
 // sees a partial one (write temp, fsync, rename, fsync directory).
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "strata/model/json.hpp"
 
@@ -19,5 +21,10 @@ model::Json read_json_file(const std::string& path);
 
 // Atomically replaces `path` with `content` (directories created as needed).
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// The same for content made in pieces: `produce` passes each piece, in order, to the writer
+// it is given, which writes it at once, so the whole content is never held in memory.
+using PieceWriter = std::function<void(std::string_view)>;
+void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce);
 
 }  // namespace strata::store
