@@ -350,7 +350,10 @@ void signal_all_process_groups(int signal_number) {
 
 asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
   Pipes pipes;
-  if (!pipes.open()) co_return give_up(pipes, errno, "cannot create pipes: ");
+  if (!pipes.open()) {
+    const int error = errno;  // before anything else can change it
+    co_return give_up(pipes, error, "cannot create pipes: ");
+  }
   const std::size_t stdin_written = prefill_stdin(pipes.in.write_end, spec.stdin_data);
   if (stdin_written == spec.stdin_data.size()) pipes.close_parent_stdin();  // EOF follows the request
   // posix_spawn blocks until the child has exec'd (about half a millisecond): run it on the
