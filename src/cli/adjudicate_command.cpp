@@ -56,7 +56,7 @@ int adjudicate(const AdjudicateOptions& options) {
                                  std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())),
                                  usage_log.get());
   settings.endpoints = &endpoints;
-  const app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
+  app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
                  outcome.judged + outcome.reused, outcome.selected);
@@ -71,7 +71,8 @@ int adjudicate(const AdjudicateOptions& options) {
     }
     print_lines(lines);
   } else {
-    Json payload{{"ok", true}, {"ledger", outcome.ledger}};
+    Json payload{{"ok", true}, {"ledger", nullptr}};
+    payload["ledger"] = std::move(outcome.ledger);  // not a second copy of a large ledger
     if (usage_log) payload["usageLog"] = usage_log_summary(*usage_log);
     print_json(payload);
   }
