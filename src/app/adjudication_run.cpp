@@ -97,6 +97,7 @@ class AdjudicationRun {
     std::exception_ptr failure;
     asio::co_spawn(io_, schedule(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();  // the fold needs no sockets, maybe their descriptors
     if (failure) std::rethrow_exception(failure);
     if (jobs_.failure()) throw Error(*jobs_.failure());
     AdjudicationOutcome outcome;

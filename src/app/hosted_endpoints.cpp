@@ -7,6 +7,7 @@
 #include "strata/app/endpoint_usage_log.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/error.hpp"
+#include "strata/exec/bounded_process.hpp"
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/endpoint_request.hpp"
@@ -225,6 +226,9 @@ boost::asio::awaitable<model::AttemptRecord> HostedEndpoints::attempt(EndpointAt
     const CallResult logged = call_result(call, answer, key == keys_.end() ? kNoKey : key->second);
     co_await usage_log_->complete(*managed, logged);
   }
+  // Strata's own shortage of descriptors is not the endpoint's outcome: the run stops instead.
+  if (result.response.failure == net::HttpFailure::descriptors)
+    exec::stop_out_of_descriptors("cannot reach an endpoint (" + result.response.detail + ")");
   co_return std::move(answer.record);
 }
 

@@ -84,6 +84,7 @@ class StudyRun {
     std::exception_ptr failure;
     asio::co_spawn(io_, main_loop(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();  // the fold needs no sockets, maybe their descriptors
     RunOutcome outcome;
     try {
       outcome = fold();

@@ -259,13 +259,8 @@ void release_reserved_descriptors() {
   }
 }
 
-// Out of descriptors: the run must stop (or run fewer at once), not record the provider as
-// unavailable.
 void throw_if_out_of_descriptors(int error) {
-  if (error != EMFILE && error != ENFILE) return;
-  release_reserved_descriptors();
-  throw Error(std::string("cannot start a provider: ") + std::strerror(error) +
-              "; lower --jobs or raise the open-file limit (ulimit -n)");
+  if (error == EMFILE || error == ENFILE) stop_out_of_descriptors(std::string("cannot start a provider: ") + std::strerror(error));
 }
 
 // The three pipes of one child, until the Attempt takes the parent's ends.
@@ -322,6 +317,11 @@ std::size_t prefill_stdin(int write_end, const std::string& data) {
 }
 
 }  // namespace
+
+void stop_out_of_descriptors(const std::string& what) {
+  release_reserved_descriptors();
+  throw Error(what + "; lower --jobs or raise the open-file limit (ulimit -n)");
+}
 
 void init_process_runtime() {
   ::signal(SIGPIPE, SIG_IGN);

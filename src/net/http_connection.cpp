@@ -11,10 +11,12 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 namespace strata::net {
 namespace {
@@ -24,6 +26,16 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+// EMFILE or ENFILE when this process cannot open a socket right now, else 0. Beast reports a
+// socket it could not open as "operation canceled", so after a failed connect the system is
+// asked directly.
+int descriptor_shortage() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno == EMFILE || errno == ENFILE ? errno : 0;
+  ::close(fd);
+  return 0;
+}
 
 HttpResponse failed(HttpFailure failure, std::string detail) {
   HttpResponse r;
@@ -117,8 +129,12 @@ asio::awaitable<HttpConnection::Opened> HttpConnection::open(asio::ssl::context&
   }
   auto [cec, endpoint] = co_await c->plain_->async_connect(endpoints, kTuple);
   if (cec) {
-    out.failure = failed(cec == beast::error::timeout ? HttpFailure::timeout : HttpFailure::connect,
-                         "cannot connect: " + cec.message());
+    const int shortage = cec == beast::error::timeout ? 0 : descriptor_shortage();
+    out.failure = failed(shortage != 0                     ? HttpFailure::descriptors
+                         : cec == beast::error::timeout ? HttpFailure::timeout
+                                                        : HttpFailure::connect,
+                         shortage != 0 ? "cannot open a socket: " + std::string(std::strerror(shortage))
+                                       : "cannot connect: " + cec.message());
     co_return out;
   }
   boost::system::error_code ignored;

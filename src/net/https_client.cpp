@@ -46,6 +46,7 @@ const char* describe(HttpFailure failure) {
     case HttpFailure::header_too_large: return "response headers too large";
     case HttpFailure::body_too_large: return "response body too large";
     case HttpFailure::protocol: return "invalid HTTP response";
+    case HttpFailure::descriptors: return "out of file descriptors";
   }
   return "unknown";
 }

@@ -7,6 +7,9 @@ WORK=$(mktemp -d /tmp/strata-cli-test.XXXXXX)
 chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
+# sanitized_build <binary>: true when it was built with AddressSanitizer or UBSan.
+sanitized_build() { ldd "$1" 2>/dev/null | grep -q 'libasan\|libubsan'; }
+
 # run <args...>: runs $STRATA, leaving $OUT, $ERR, $CODE.
 run() {
   "$STRATA" "$@" >"$WORK/stdout" 2>"$WORK/stderr"

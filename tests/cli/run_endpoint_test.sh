@@ -101,6 +101,39 @@ STUDY_BASE_URL="https://user:pw@127.0.0.1:$PORT/v1" study_run preflight "$WORK/n
 expect_err_has "STUDY_BASE_URL cannot contain credentials or query data." "credentials in the URL: message"
 expect_file_absent "$WORK/none.json" "pre-flight failures write no ledger"
 
+# --- Strata out of descriptors: never an endpoint outcome ------------------------------------------
+# Under ulimit -n 64 with N descriptors inherited from the caller (which the --jobs budget cannot
+# see), for N across the range where connections start to fail: a run either completes or stops
+# with exit 2 and an error, and never records an execution as unavailable; where the sockets run
+# out, the error says so and gives the advice, and the next run completes each execution once.
+# Not under the sanitizers: UBSan's vptr check probes memory through a pipe and, with no
+# descriptor free, fails on correct code (a false "invalid vptr") before Strata can react.
+cat >"$WORK/fd-exhausted-strata" <<SH
+#!/usr/bin/env bash
+for i in \$(seq \$INHERITED); do exec {fd}</dev/null; done
+ulimit -n 64
+exec "$STRATA" "\$@"
+SH
+chmod +x "$WORK/fd-exhausted-strata"
+if sanitized_build "$STRATA"; then
+  echo "skip: descriptor exhaustion under the sanitizers (see above)"
+else
+  socket_stops=0
+  for n in $(seq 40 58); do
+    L=$WORK/fds-$n.json
+    STRATA=$WORK/fd-exhausted-strata INHERITED=$n JOBS=16 study_run ok "$L"
+    expect_true "[ '$CODE' = 0 ] || [ '$CODE' = 2 ]" "$n inherited descriptors: completes or stops (exit $CODE)"
+    expect_true "! cat '$L' '$L.journal' 2>/dev/null | grep -q '\"unavailable\"'" "$n inherited descriptors: nothing recorded as unavailable"
+    if grep -qF "strata: cannot reach an endpoint (cannot open a socket: Too many open files); lower --jobs or raise the open-file limit (ulimit -n)" "$WORK/stderr"; then
+      socket_stops=$((socket_stops + 1))
+      expect_code 2 "$n inherited descriptors: sockets ran out: exit 2"
+      JOBS=16 study_run ok "$L"
+      expect_true "observations '$L' append-ok | grep -qx '16xcompleted:-:provider:[0-9]*:[0-9-]*'" "$n inherited descriptors: the next run completes each execution once"
+    fi
+  done
+  expect_true "[ $socket_stops -gt 0 ]" "some descriptor count made the sockets run out ($socket_stops of 19)"
+fi
+
 # --- the key is nowhere ----------------------------------------------------------------------------
 expect_true "! grep -rqF --exclude=server.info -- '$SECRET' '$WORK'" "the API key is in no file strata wrote or printed"
 

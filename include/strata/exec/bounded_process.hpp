@@ -58,6 +58,12 @@ int jobs_within_open_file_limit(int requested, long* limit = nullptr);
 // child's, so it throws strata::Error instead of reporting a spawn failure; pass a named ProcessSpec (g++ 12 coroutine parameter bug).
 boost::asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec);
 
+// Strata itself is out of file descriptors (EMFILE/ENFILE while starting a provider or opening
+// an endpoint connection): the run must stop (or run fewer at once), never record that as the
+// provider's outcome. Releases the descriptors held back for the stop path (the error, the fold,
+// the sanitizer runtime) and throws strata::Error with `what` and the advice.
+[[noreturn]] void stop_out_of_descriptors(const std::string& what);
+
 // Signal every live process group started by run_bounded_process (used on interrupt).
 void signal_all_process_groups(int signal_number);
 

@@ -38,6 +38,7 @@ enum class HttpFailure {
   header_too_large,
   body_too_large,
   protocol,        // not a valid HTTP/1.1 response
+  descriptors,     // this process is out of file descriptors (EMFILE/ENFILE): not the endpoint's doing
 };
 
 struct HttpResponse {
