@@ -7,6 +7,19 @@ WORK=$(mktemp -d /tmp/strata-cli-test.XXXXXX)
 chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
+# few_descriptors_strata <strata binary> <wrapper>: writes <wrapper>, which runs the binary under
+# ulimit -n 64 holding $INHERITED (default 0) more descriptors from its caller, descriptors the
+# binary's --jobs budget cannot see.
+few_descriptors_strata() {
+  cat >"$2" <<SH
+#!/usr/bin/env bash
+for i in \$(seq \${INHERITED:-0}); do exec {fd}</dev/null; done
+ulimit -n 64
+exec "$1" "\$@"
+SH
+  chmod +x "$2"
+}
+
 # sanitized_build <binary>: true when it was built with AddressSanitizer or UBSan.
 sanitized_build() { ldd "$1" 2>/dev/null | grep -q 'libasan\|libubsan'; }
 

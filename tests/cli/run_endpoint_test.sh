@@ -108,13 +108,7 @@ expect_file_absent "$WORK/none.json" "pre-flight failures write no ledger"
 # out, the error says so and gives the advice, and the next run completes each execution once.
 # Not under the sanitizers: UBSan's vptr check probes memory through a pipe and, with no
 # descriptor free, fails on correct code (a false "invalid vptr") before Strata can react.
-cat >"$WORK/fd-exhausted-strata" <<SH
-#!/usr/bin/env bash
-for i in \$(seq \$INHERITED); do exec {fd}</dev/null; done
-ulimit -n 64
-exec "$STRATA" "\$@"
-SH
-chmod +x "$WORK/fd-exhausted-strata"
+few_descriptors_strata "$STRATA" "$WORK/fd-exhausted-strata"
 if sanitized_build "$STRATA"; then
   echo "skip: descriptor exhaustion under the sanitizers (see above)"
 else

@@ -126,12 +126,7 @@ run verify --text "$L"; expect_code 0 "append fsync fault: verifies after the re
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 append-b=16 append-c=16 max-repeat=1' ]" "append fsync fault: each execution once"
 
 # --- too few file descriptors for --jobs 100 --------------------------------------------------------
-cat >"$WORK/fd-limited-strata" <<SH
-#!/usr/bin/env bash
-ulimit -n 64
-exec "$REAL_STRATA" "\$@"
-SH
-chmod +x "$WORK/fd-limited-strata"
+few_descriptors_strata "$REAL_STRATA" "$WORK/fd-limited-strata"
 L=$WORK/fds.json
 STRATA=$WORK/fd-limited-strata JOBS=100 study_run a "$L"
 expect_code 0 "ulimit -n 64, --jobs 100: the run completes"
@@ -141,15 +136,8 @@ run verify --text "$L"; expect_code 0 "ulimit -n 64: the ledger verifies"
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "ulimit -n 64: each execution once"
 
 # --- descriptors run out anyway (40 inherited from the caller) ----------------------------------
-cat >"$WORK/fd-exhausted-strata" <<SH
-#!/usr/bin/env bash
-for i in \$(seq 40); do exec {fd}</dev/null; done
-ulimit -n 64
-exec "$REAL_STRATA" "\$@"
-SH
-chmod +x "$WORK/fd-exhausted-strata"
 L=$WORK/fds-exhausted.json
-STRATA=$WORK/fd-exhausted-strata JOBS=5 study_run a "$L"
+STRATA=$WORK/fd-limited-strata INHERITED=40 JOBS=5 study_run a "$L"
 expect_code 2 "descriptors exhausted: the run stops"
 expect_err_has "strata: cannot start a provider: Too many open files; lower --jobs or raise the open-file limit (ulimit -n)" \
   "descriptors exhausted: the error says what to do"
