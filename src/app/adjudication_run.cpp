@@ -4,8 +4,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -19,10 +24,13 @@
 #include "strata/model/artifact.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/json_document.hpp"
+#include "strata/model/shape.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/model/provider_request.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/store/ledger_writer.hpp"
 
 namespace strata::app {
 namespace {
@@ -32,18 +40,29 @@ using model::Json;
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
+// The adjudicated observation of a checkpoint line, normalised as a parsed observation is.
+Json judged_observation(const Json& line) {
+  return model::conform(line.at("observation"), *model::artifact_spec(model::ArtifactKind::observation).sealed);
+}
+
+// Where a durable judgement lies in the checkpoint journal: it is read back for the output.
+struct JournalSpan {
+  std::uint64_t offset = 0;
+  std::size_t length = 0;
+};
+
 // Checkpoint lines: {"source": <judged observation's original hash>, "configuration":
 // <provider config hash>, "observation": <adjudicated observation>}. The valid prefix
 // counts; entries made with another configuration are not reused. What follows the valid
 // prefix (a line a kill cut short) is described in `dropped`, as `strata run` does for its journal.
-std::map<std::string, Json> read_checkpoint(const std::string& path, const std::string& configuration,
-                                            std::uint64_t& valid_bytes, std::string& dropped) {
-  std::map<std::string, Json> judged;
+// Each line is checked here and not kept: the output reads it again.
+std::map<std::string, JournalSpan> read_checkpoint(const std::string& path, const std::string& configuration,
+                                                   std::uint64_t& valid_bytes, std::string& dropped) {
+  std::map<std::string, JournalSpan> judged;
   valid_bytes = 0;
   dropped.clear();
   if (!std::filesystem::exists(path)) return judged;
   const std::string text = store::read_artifact_text(path);
-  const auto& sealed = *model::artifact_spec(model::ArtifactKind::observation).sealed;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = text.find('\n', start);
     if (end == std::string::npos) {
@@ -52,10 +71,10 @@ std::map<std::string, Json> read_checkpoint(const std::string& path, const std::
     }
     bool valid = false;
     try {
-      Json line = model::parse_json(std::string_view(text).substr(start, end - start));
-      Json observation = model::conform(std::move(line["observation"]), sealed);
+      const Json line = model::parse_json(std::string_view(text).substr(start, end - start));
+      const Json observation = judged_observation(line);
       if (model::content_hash(observation) == str(observation["contentHash"])) {
-        if (line["configuration"] == configuration) judged[str(line["source"])] = std::move(observation);
+        if (line["configuration"] == configuration) judged[str(line["source"])] = JournalSpan{start, end - start};
         valid = true;
       }
     } catch (const std::exception&) {
@@ -73,9 +92,11 @@ std::map<std::string, Json> read_checkpoint(const std::string& path, const std::
 
 class AdjudicationRun {
  public:
-  AdjudicationRun(Json ledger, const Json& suite, const Json& config, const AdjudicationSettings& settings)
-      : ledger_(std::move(ledger)), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
-        settings_(settings), jobs_(io_, settings.jobs, settings.kill_grace) {}
+  AdjudicationRun(const store::LedgerSource& ledger, const Json& suite, const Json& config,
+                  const AdjudicationSettings& settings)
+      : ledger_(ledger), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
+        settings_(settings), checkpoint_(settings.output_path + ".adjudication-journal"),
+        jobs_(io_, settings.jobs, settings.kill_grace) {}
 
   // Endpoint connections belong to io_: they go before it does, however the run ended.
   ~AdjudicationRun() {
@@ -85,15 +106,12 @@ class AdjudicationRun {
   AdjudicationOutcome run() {
     prepare();
     store::LedgerLock lock(settings_.output_path);
-    // Not <output>.journal: that name belongs to strata run when --output is a run ledger.
-    const std::string checkpoint = settings_.output_path + ".adjudication-journal";
-    std::uint64_t valid_bytes = 0;
     std::string dropped;
-    place_checkpointed(read_checkpoint(checkpoint, config_hash_, valid_bytes, dropped));
+    place_checkpointed(read_checkpoint(checkpoint_, config_hash_, journal_end_, dropped));
     if (!dropped.empty())
-      std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint.c_str(),
+      std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint_.c_str(),
                    dropped.c_str());
-    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint, valid_bytes);
+    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint_, journal_end_);
     std::exception_ptr failure;
     asio::co_spawn(io_, schedule(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
@@ -107,7 +125,8 @@ class AdjudicationRun {
     outcome.reused = reused_;
     outcome.interrupted = jobs_.interrupted();
     if (!outcome.interrupted) {
-      outcome.ledger = write_output();
+      outcome.content_hash = write_output();
+      outcome.observations = ledger_.size();
       journal_->truncate();
     }
     return outcome;
@@ -115,42 +134,40 @@ class AdjudicationRun {
 
  private:
   // Everything that can fail before a judge starts (§4.2, §4.4). Each request is built to
-  // check its size, then dropped: judge() builds it again, so a large batch does not hold
-  // every request at once.
+  // check its size, then dropped: judge() reads its observation and builds it again, so a
+  // large batch holds neither its observations nor its requests.
   void prepare() {
-    const Json& observations = ledger_["observations"];
-    selected_ = model::select_for_adjudication(observations, settings_.selection);
+    selected_ = model::select_for_adjudication(ledger_.run_ids(), settings_.selection);
     done_.assign(selected_.size(), false);
+    journal_spans_.resize(selected_.size());
     const char* path = std::getenv("PATH");
     if (adjudicator_.contains("command"))  // an endpoint adjudicator has none (Strata extension)
       command_ = exec::resolve_command(str(adjudicator_["command"]), std::filesystem::current_path().string(), path ? path : "");
     else if (settings_.endpoints == nullptr)
       throw Error("This build of strata cannot call endpoint adjudicators.");
     for (std::size_t index : selected_) {
-      const Json& o = observations[index];
+      const Json o = ledger_.observation(index);
       source_hashes_.push_back(str(o["contentHash"]));
       const Json* task = model::find_task(suite_, str(o["task"]["taskId"]));
       if (task == nullptr) throw Error("No task definition exists for " + str(o["task"]["taskId"]) + ".");
       tasks_.push_back(task);
-      if (static_cast<double>(request_for(tasks_.size() - 1).size()) > adjudicator_["maxInputBytes"].get<double>())
+      if (static_cast<double>(request_for(o, tasks_.size() - 1).size()) > adjudicator_["maxInputBytes"].get<double>())
         throw Error("Adjudicator input limit " + model::compact_json(adjudicator_["maxInputBytes"]) +
                     " bytes exceeded for " + str(o["task"]["taskId"]) + ".");
     }
   }
 
-  std::string request_for(std::size_t k) const {
-    return model::compact_json(model::adjudicator_request(ledger_["observations"][selected_[k]], *tasks_[k]));
+  std::string request_for(const Json& observation, std::size_t k) const {
+    return model::compact_json(model::adjudicator_request(observation, *tasks_[k]));
   }
 
-  // Judgements a previous invocation made durable go straight into the ledger, in place of
-  // their source observations (contentHashes are unique in a ledger).
-  void place_checkpointed(std::map<std::string, Json> judged) {
-    auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
+  // Judgements a previous invocation made durable count as done, their lines read back for
+  // the output (contentHashes are unique in a ledger).
+  void place_checkpointed(const std::map<std::string, JournalSpan>& judged) {
     for (std::size_t k = 0; k < selected_.size() && !judged.empty(); ++k) {
       const auto found = judged.find(source_hashes_[k]);
       if (found == judged.end()) continue;
-      observations[selected_[k]] = std::move(found->second);
-      judged.erase(found);
+      journal_spans_[k] = found->second;
       done_[k] = true;
     }
   }
@@ -169,13 +186,13 @@ class AdjudicationRun {
     co_await jobs_.run(selected_.size(), wanted, [this](std::size_t k) { return judge(k); });
   }
 
-  exec::ProcessSpec judge_spec(std::size_t k) const {
+  exec::ProcessSpec judge_spec(const Json& source, std::size_t k) const {
     exec::ProcessSpec spec;
     spec.program = command_;
     for (const auto& arg : adjudicator_["args"]) spec.args.push_back(str(arg));
     spec.env = exec::allowlisted_environment(adjudicator_["envAllowlist"].get<std::vector<std::string>>());
     spec.working_directory = std::filesystem::current_path().string();
-    spec.stdin_data = request_for(k);
+    spec.stdin_data = request_for(source, k);
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(suite_["maxRuntimeMsPerTask"].get<double>()));
     spec.stdout_limit = static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>());
     spec.kill_grace = settings_.kill_grace;
@@ -183,69 +200,81 @@ class AdjudicationRun {
   }
 
   asio::awaitable<void> judge(std::size_t k) {
+    Json source = ledger_.observation(selected_[k]);
     model::JudgeRecord record;
     if (adjudicator_.contains("endpoint")) {
-      const Json& source = ledger_["observations"][selected_[k]];
-      const std::string request = request_for(k);
+      const std::string request = request_for(source, k);
       EndpointAttempt call{&adjudicator_, request, model::EndpointRole::adjudicator,
                            static_cast<std::size_t>(adjudicator_["maxOutputBytes"].get<double>()),
                            &str(source["runId"]), &source["task"]};
       const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
       record = engine::judge_record(attempt);
     } else {
-      exec::ProcessSpec spec = judge_spec(k);
+      exec::ProcessSpec spec = judge_spec(source, k);
       const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
       record = engine::judge_record(result);
     }
     if (jobs_.stopping()) co_return;  // interrupted: judged again on the re-run
-    Json judged = model::adjudicated_observation(ledger_["observations"][selected_[k]], adjudicator_, config_hash_, record);
+    Json judged = model::adjudicated_observation(std::move(source), adjudicator_, config_hash_, record);
     // Durability does not hold the slot: the next judgement starts now.
     jobs_.finish_outside_slot(record_judgement(k, std::move(judged)));
   }
 
-  // Once durable, the judgement replaces its source observation in the ledger: the batch is
-  // held once, not twice.
+  // The judgement is kept on disk only, in the checkpoint journal: lines go there in the
+  // order of append() calls, so where this one lies is known now.
   asio::awaitable<void> record_judgement(std::size_t k, Json judged) {
     Json line = {{"source", source_hashes_[k]}, {"configuration", config_hash_}, {"observation", Json()}};
     line["observation"] = std::move(judged);
-    co_await journal_->append(model::compact_json(line));
-    ledger_["observations"][selected_[k]] = std::move(line["observation"]);
+    std::string text = model::compact_json(line);
+    line = Json();
+    journal_spans_[k] = JournalSpan{journal_end_, text.size()};
+    journal_end_ += text.size() + 1;
+    co_await journal_->append(std::move(text));
     done_[k] = true;
     ++judged_;
   }
 
-  // The last step: the input's observations (judged ones already replaced) are moved into the
-  // output, not copied (a large ledger would otherwise be held twice).
-  Json write_output() {
-    auto& observations = ledger_["observations"].get_ref<Json::array_t&>();
-    Json output = model::seal_checked_ledger(str(ledger_["ledgerVersion"]), std::move(observations));
-    store::write_sealed_ledger(settings_.output_path, output);
-    return output;
+  // The last step: the output ledger, written an observation at a time from the input (not
+  // selected) and the checkpoint journal (judged). Returns its contentHash.
+  std::string write_output() {
+    const store::FileDescriptor journal(::open(checkpoint_.c_str(), O_RDONLY | O_CLOEXEC));
+    if (journal.get() < 0) throw Error(std::string("cannot read the checkpoint journal: ") + std::strerror(errno), checkpoint_);
+    const auto observation = [&](std::size_t i) {
+      const auto k = std::lower_bound(selected_.begin(), selected_.end(), i);
+      if (k == selected_.end() || *k != i) return ledger_.observation(i);
+      const JournalSpan& span = journal_spans_[static_cast<std::size_t>(k - selected_.begin())];
+      return judged_observation(model::parse_json(store::read_file_range(journal.get(), span.offset, span.length, checkpoint_)));
+    };
+    return store::write_ledger_streamed(settings_.output_path, ledger_.ledger_version(), ledger_.size(), observation);
   }
 
-  Json ledger_;
+  const store::LedgerSource& ledger_;
   const Json& suite_;
   const Json& adjudicator_;
   const std::string config_hash_;
   const AdjudicationSettings& settings_;
+  // Not <output>.journal: that name belongs to strata run when --output is a run ledger.
+  const std::string checkpoint_;
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};
   engine::JobPool jobs_;
   std::unique_ptr<store::JournalWriter> journal_;
-  std::vector<std::size_t> selected_;      // ledger indices of the batch, in judging order
+  std::uint64_t journal_end_ = 0;           // where the checkpoint journal's next line goes
+  std::vector<std::size_t> selected_;       // ledger indices of the batch, ascending (judging order)
   std::vector<std::string> source_hashes_;  // of each selected observation before its judgement
   std::vector<const Json*> tasks_;          // the suite's task of each selected observation
   std::vector<bool> done_;                  // judged (now or by an earlier invocation)
+  std::vector<JournalSpan> journal_spans_;  // of each done judgement
   std::string command_;
   double judged_ = 0, reused_ = 0;
 };
 
 }  // namespace
 
-AdjudicationOutcome run_adjudication(Json ledger, const Json& suite, const Json& provider_config,
+AdjudicationOutcome run_adjudication(const store::LedgerSource& ledger, const Json& suite, const Json& provider_config,
                                      const AdjudicationSettings& settings) {
   exec::init_process_runtime();
-  AdjudicationRun run(std::move(ledger), suite, provider_config, settings);
+  AdjudicationRun run(ledger, suite, provider_config, settings);
   return run.run();
 }
 

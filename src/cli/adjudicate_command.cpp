@@ -8,6 +8,8 @@
 #include "command.hpp"
 #include "strata/app/adjudication_run.hpp"
 #include "strata/app/hosted_endpoints.hpp"
+#include "strata/store/artifact_file.hpp"
+#include "strata/store/ledger_source.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -43,7 +45,9 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.selection.limit = count_option(options.limit, true);
   settings.selection.offset = count_option(options.offset, false);
   if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
-  Json ledger = load_artifact(ArtifactKind::ledger, options.ledger);
+  // Read an observation at a time when it can be; loaded whole (exact errors, pipes) otherwise.
+  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(options.ledger);
+  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(ArtifactKind::ledger, options.ledger));
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
   if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");
@@ -56,23 +60,22 @@ int adjudicate(const AdjudicateOptions& options) {
                                  std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())),
                                  usage_log.get());
   settings.endpoints = &endpoints;
-  app::AdjudicationOutcome outcome = app::run_adjudication(std::move(ledger), suite, config, settings);
+  app::AdjudicationOutcome outcome = app::run_adjudication(*ledger, suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
                  outcome.judged + outcome.reused, outcome.selected);
     return usage_log_status(usage_log.get(), 130);
   }
   if (options.format.text) {
-    std::vector<std::string> lines{"Adjudicated observations: " + std::to_string(outcome.ledger["observations"].size()),
-                                   "Ledger: " + outcome.output_path,
-                                   "Content hash: " + outcome.ledger["contentHash"].get<std::string>()};
+    std::vector<std::string> lines{"Adjudicated observations: " + std::to_string(outcome.observations),
+                                   "Ledger: " + outcome.output_path, "Content hash: " + outcome.content_hash};
     if (usage_log) {
       for (auto& line : usage_log_lines(*usage_log)) lines.push_back(std::move(line));
     }
     print_lines(lines);
   } else {
     Json payload{{"ok", true}, {"ledger", nullptr}};
-    payload["ledger"] = std::move(outcome.ledger);  // not a second copy of a large ledger
+    payload["ledger"] = store::read_json_file(outcome.output_path);  // the only time the output is held whole
     if (usage_log) payload["usageLog"] = usage_log_summary(*usage_log);
     print_json(payload);
   }

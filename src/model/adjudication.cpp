@@ -141,11 +141,11 @@ Json adjudicated_observation(Json observation, const Json& adjudicator, const st
   return create_artifact(ArtifactKind::observation, std::move(rebuilt));
 }
 
-std::vector<std::size_t> select_for_adjudication(const Json& observations, const BatchSelection& selection) {
+std::vector<std::size_t> select_for_adjudication(const std::vector<std::string>& run_ids, const BatchSelection& selection) {
   std::vector<std::size_t> chosen;
   double skipped = 0;
-  for (std::size_t i = 0; i < observations.size(); ++i) {
-    if (selection.run_id && observations[i]["runId"] != *selection.run_id) continue;
+  for (std::size_t i = 0; i < run_ids.size(); ++i) {
+    if (selection.run_id && run_ids[i] != *selection.run_id) continue;
     if (selection.offset && skipped < *selection.offset) {
       ++skipped;
       continue;

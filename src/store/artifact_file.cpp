@@ -70,6 +70,19 @@ std::string read_artifact_text(const std::string& path) {
   return text;
 }
 
+std::string read_file_range(int fd, std::uint64_t offset, std::size_t length, const std::string& path) {
+  std::string text(length, '\0');
+  std::size_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::pread(fd, text.data() + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno(path, "cannot read the file");
+    if (n == 0) throw Error("cannot read the file: it is shorter than when it was read before", path);
+    done += static_cast<std::size_t>(n);
+  }
+  return text;
+}
+
 model::Json read_json_file(const std::string& path) {
   const std::string text = read_artifact_text(path);
   try {

@@ -107,36 +107,6 @@ std::string write_ledger(const std::string& ledger_path, const std::string& ledg
   return sealed["contentHash"].get<std::string>();
 }
 
-void write_sealed_ledger(const std::string& ledger_path, const model::Json& sealed) {
-  static constexpr std::size_t kPiece = 1 << 20;
-  write_file_atomically(ledger_path, [&sealed](const PieceWriter& write) {
-    std::string text = "{";
-    bool first = true;
-    for (const auto& [key, value] : sealed.get_ref<const model::Json::object_t&>()) {
-      text += first ? "\n  " : ",\n  ";
-      first = false;
-      model::append_json_string(text, key);
-      text += ": ";
-      if (key != "observations" || value.empty()) {
-        text += model::pretty_json(value, 1);
-        continue;
-      }
-      text += '[';
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        text += i == 0 ? "\n    " : ",\n    ";
-        text += model::pretty_json(value[i], 2);
-        if (text.size() >= kPiece) {
-          write(text);
-          text.clear();
-        }
-      }
-      text += "\n  ]";
-    }
-    text += "\n}\n";
-    write(text);
-  });
-}
-
 LedgerLock::LedgerLock(const std::string& ledger_path) {
   const std::string path = lock_path_for(ledger_path);
   std::error_code ec;

@@ -139,6 +139,56 @@ assert b[2][\"contentHash\"] != a[2][\"contentHash\"] and b[2][\"adjudication\"]
 assert b[2][\"task\"] == a[2][\"task\"] and b[2][\"execution\"] == a[2][\"execution\"]
 '" "61 only C is judged; A, B, D are byte-identical"
 expect_true "cmp -s ledger.json <(\"$STRATA\" seal ledger ledger.payload.json)" "the input ledger is never modified"
+# The unselected observations' text is carried over byte for byte (observations are separated by
+# "\n    },\n    {" in the persisted layout; the last segment ends with the ledger's own seal).
+expect_true "python3 -c '
+import sys
+a = open(\"ledger.json\").read().split(\"\n    },\n    {\")
+b = open(\"out61.json\").read().split(\"\n    },\n    {\")
+assert len(a) == len(b) == 4 and a[0] == b[0] and a[1] == b[1] and a[2] != b[2]
+assert a[3].split(\"\n  ]\")[0] == b[3].split(\"\n  ]\")[0]
+'" "61 A, B and D carried over as text"
+
+# The input is read an observation at a time; a pipe, or a ledger whose version follows its
+# observations, is read whole instead, with the same result.
+python3 - <<'EOF'
+import json
+d = json.load(open("ledger.json"))
+late = {k: d[k] for k in ["type", "schemaVersion", "observations", "ledgerVersion", "contentHash", "contentHashAlgo"]}
+json.dump(late, open("ledger-late.json", "w"), indent=2)
+EOF
+for input in pipe late; do
+  if [ $input = pipe ]; then
+    run adjudicate <(cat ledger.json) suite.json --adjudicator good.json --output "out61-$input.json" --run-id x --offset 1 --limit 1
+  else
+    run adjudicate ledger-late.json suite.json --adjudicator good.json --output "out61-$input.json" --run-id x --offset 1 --limit 1
+  fi
+  expect_code 0 "61 from a $input"
+  expect_true "python3 -c '
+import json
+a = json.load(open(\"out61.json\"))[\"observations\"]
+b = json.load(open(\"out61-$input.json\"))[\"observations\"]
+assert [o[\"contentHash\"] for i, o in enumerate(a) if i != 2] == [o[\"contentHash\"] for i, o in enumerate(b) if i != 2]
+assert a[2][\"adjudication\"] == b[2][\"adjudication\"]
+'" "61 from a $input: the same output"
+done
+# A bad input ledger is reported as a whole read reports it, and nothing is written.
+python3 - <<'EOF'
+import json
+d = json.load(open("ledger.json"))
+d["contentHash"] = "0" * 64
+json.dump(d, open("ledger-badhash.json", "w"), indent=2)
+d = json.load(open("ledger.json"))
+d["observations"][1]["contextBytes"] = -1
+json.dump(d, open("ledger-badshape.json", "w"), indent=2)
+open("ledger-cut.json", "w").write(open("ledger.json").read()[:3000])
+EOF
+bad_input "bad ledger hash" "ledger-badhash.json: \$.contentHash: Invalid observation-ledger content hash." \
+  adjudicate ledger-badhash.json suite.json --adjudicator good.json --output o.json
+bad_input "bad ledger observation" "ledger-badshape.json: \$.observations[1].contextBytes:" \
+  adjudicate ledger-badshape.json suite.json --adjudicator good.json --output o.json
+bad_input "cut-short ledger" "ledger-cut.json:" \
+  adjudicate ledger-cut.json suite.json --adjudicator good.json --output o.json
 
 # --- 62, 63, 69 and other bad input ----------------------------------------------------------
 bad_input "62 limit 0" "Adjudication limit must be a positive integer." \

@@ -12,7 +12,7 @@
 using namespace strata::model;
 
 TEST_CASE("spec 6 case 61: batch selection walks run id, offset, limit", "[adjudication]") {
-  const Json observations = parse_json(R"([{"runId":"x"},{"runId":"y"},{"runId":"x"},{"runId":"x"}])");
+  const std::vector<std::string> observations{"x", "y", "x", "x"};  // their run ids
   BatchSelection s;
   s.run_id = "x";
   s.offset = 1;

@@ -14,6 +14,7 @@ using namespace strata::model;
 using strata::test::fixture;
 using strata::test::error_of;
 using strata::test::payload_of;
+using strata::test::observation_payload;
 
 namespace {
 
@@ -21,30 +22,6 @@ Json provider_payload() {
   return parse_json(R"({"type":"study-provider-cli-config","schemaVersion":1,"configVersion":"example-v1",
     "providers":[{"modelId":"low-cost-model","scenarioIds":["repository-only","deterministic-doc-bridge"],
     "command":"node","providerNetwork":false,"maxInputBytes":1000000,"maxOutputBytes":10000}]})");
-}
-
-Json observation_payload() {
-  const Json plan = fixture("run-plan-v1.json");
-  Json o = parse_json(R"({"type":"controlled-study-observation","schemaVersion":1,"observationVersion":"v1",
-    "observedAt":"2026-08-31T12:00:00.000Z","runId":"run-01",
-    "task":{"taskId":"consumer-01-discovery","repositoryId":"consumer-01","category":"discovery",
-            "scenarioId":"repository-only","modelId":"low-cost-model","replicate":0,"variantId":"variant-a",
-            "difficulty":"easy"},
-    "execution":{"status":"completed","exitCode":0,"signal":null,"durationMs":12,"responseBytes":2,"stderrBytes":0},
-    "contextBytes":128,"evidenceIds":["src/index.ts"],"adjudication":{"status":"pending"}})");
-  o["planHash"] = plan["contentHash"];
-  // Schema order: planHash comes after runId; model and scenario after task.
-  Json ordered = Json::object();
-  for (auto& [key, value] : o.items()) {
-    if (key == "planHash") continue;
-    ordered[key] = value;
-    if (key == "runId") ordered["planHash"] = plan["contentHash"];
-    if (key == "task") {
-      ordered["model"] = plan["models"][0];
-      ordered["scenario"] = plan["scenarios"][0];
-    }
-  }
-  return ordered;
 }
 
 Json empty_ledger_payload() {

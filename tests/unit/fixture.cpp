@@ -1,6 +1,7 @@
 #include "fixture.hpp"
 
 #include "strata/error.hpp"
+#include "strata/model/json_document.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::test {
@@ -31,6 +32,30 @@ model::Json payload_of(model::Json sealed) {
   sealed.erase("contentHash");
   sealed.erase("contentHashAlgo");
   return sealed;
+}
+
+model::Json observation_payload() {
+  const model::Json plan = fixture("run-plan-v1.json");
+  model::Json o = model::parse_json(R"({"type":"controlled-study-observation","schemaVersion":1,"observationVersion":"v1",
+    "observedAt":"2026-08-31T12:00:00.000Z","runId":"run-01",
+    "task":{"taskId":"consumer-01-discovery","repositoryId":"consumer-01","category":"discovery",
+            "scenarioId":"repository-only","modelId":"low-cost-model","replicate":0,"variantId":"variant-a",
+            "difficulty":"easy"},
+    "execution":{"status":"completed","exitCode":0,"signal":null,"durationMs":12,"responseBytes":2,"stderrBytes":0},
+    "contextBytes":128,"evidenceIds":["src/index.ts"],"adjudication":{"status":"pending"}})");
+  o["planHash"] = plan["contentHash"];
+  // Schema order: planHash comes after runId; model and scenario after task.
+  model::Json ordered = model::Json::object();
+  for (auto& [key, value] : o.items()) {
+    if (key == "planHash") continue;
+    ordered[key] = value;
+    if (key == "runId") ordered["planHash"] = plan["contentHash"];
+    if (key == "task") {
+      ordered["model"] = plan["models"][0];
+      ordered["scenario"] = plan["scenarios"][0];
+    }
+  }
+  return ordered;
 }
 
 }  // namespace strata::test

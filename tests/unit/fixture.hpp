@@ -19,4 +19,7 @@ std::string message_of(const std::function<void()>& operation);
 // The payload of a sealed artifact (seal members removed), for re-sealing edited copies.
 model::Json payload_of(model::Json sealed);
 
+// A valid unsealed observation of the run plan fixture (run "run-01", the first task).
+model::Json observation_payload();
+
 }  // namespace strata::test

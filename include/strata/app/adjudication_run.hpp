@@ -8,6 +8,7 @@
 #include "strata/app/endpoint_caller.hpp"
 #include "strata/model/adjudication.hpp"
 #include "strata/model/json.hpp"
+#include "strata/store/ledger_source.hpp"
 
 namespace strata::app {
 
@@ -22,14 +23,15 @@ struct AdjudicationSettings {
 
 struct AdjudicationOutcome {
   bool interrupted = false;
-  model::Json ledger;       // the output ledger (complete runs only)
-  std::string output_path;  // absolute
+  std::string content_hash;      // of the output ledger (complete runs only)
+  std::size_t observations = 0;  // in the output ledger (complete runs only)
+  std::string output_path;       // absolute
   double selected = 0, judged = 0, reused = 0;
 };
 
-// `ledger` (taken over: its observations move into the output) and `suite` are parsed artifacts; `provider_config` declares an adjudicator.
+// `ledger` is verified; `suite` is a parsed artifact; `provider_config` declares an adjudicator.
 // Throws strata::Error before judging anything when the batch cannot run.
-AdjudicationOutcome run_adjudication(model::Json ledger, const model::Json& suite,
+AdjudicationOutcome run_adjudication(const store::LedgerSource& ledger, const model::Json& suite,
                                      const model::Json& provider_config, const AdjudicationSettings& settings);
 
 }  // namespace strata::app

@@ -33,8 +33,8 @@ struct BatchSelection {
   std::optional<double> limit;
 };
 
-// Indices of the observations a batch adjudicates (§4.4 walk).
-std::vector<std::size_t> select_for_adjudication(const Json& observations, const BatchSelection& selection);
+// Indices of the observations a batch adjudicates (§4.4 walk), given each observation's runId.
+std::vector<std::size_t> select_for_adjudication(const std::vector<std::string>& run_ids, const BatchSelection& selection);
 
 // JavaScript Number(text): NaN when it is not a number ("" is 0, "1e1" is 10, "0x10" is 16).
 double javascript_number(std::string_view text);

@@ -16,6 +16,10 @@ inline constexpr std::uintmax_t kMaxArtifactBytes = 256ull * 1024 * 1024;
 // unreadable, or larger than kMaxArtifactBytes.
 std::string read_artifact_text(const std::string& path);
 
+// `length` bytes of the open file `fd` from `offset` on; throws strata::Error located at `path`
+// when they cannot all be read.
+std::string read_file_range(int fd, std::uint64_t offset, std::size_t length, const std::string& path);
+
 // read_artifact_text + strict JSON parse; syntax errors are located "path:line:column".
 model::Json read_json_file(const std::string& path);
 

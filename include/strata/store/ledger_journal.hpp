@@ -17,6 +17,7 @@
 
 #include "strata/model/json.hpp"
 #include "strata/model/ledger_hasher.hpp"
+#include "strata/store/ledger_writer.hpp"
 
 namespace strata::store {
 
@@ -54,9 +55,6 @@ std::vector<model::Json> take_merged_observations(LedgerState& state);
 std::string write_ledger(const std::string& ledger_path, const std::string& ledger_version,
                          std::vector<model::Json> observations);
 
-// Atomically writes a sealed ledger in the persisted layout (pretty_json(sealed) and a newline),
-// an observation at a time: the file's text is never held whole in memory.
-void write_sealed_ledger(const std::string& ledger_path, const model::Json& sealed);
 
 // Exclusive lock on <ledger>.lock for the life of a run.
 class LedgerLock {
