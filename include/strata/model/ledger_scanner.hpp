@@ -36,6 +36,7 @@ class LedgerScanner {
  private:
   enum class Place { before_array, array_start, after_element, before_element, after_array };
   void step(char c);
+  std::size_t skip_element(std::string_view bytes, std::size_t i);
   void outside_array(char c);
   void inside_array(char c);
 
