@@ -80,6 +80,7 @@ def main():
     write('json', [])
     write('artifact', schema_words('*.json') + ['sha256-normalized-v1'])
     write('ledger_journal', schema_words('observation.schema.json') + ['sha256-normalized-v1'])
+    write('ledger_source', schema_words('observation.schema.json') + ['observations', 'ledgerVersion', 'controlled-study-observation-ledger', 'sha256-normalized-v1'])
     write('provider_response', schema_words('provider-response.schema.json'))
     write('adjudicator_response', schema_words('adjudicator-response.schema.json'))
     write('openai_response', OPENAI)
