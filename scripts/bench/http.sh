@@ -37,9 +37,9 @@
 #   openai client sends the same model and messages.
 #
 #   Rounds: ROUNDS rounds; the order alternates (odd rounds: strata --limit 1, strata, wrk, openai;
-#   even rounds: the reverse); medians are reported. Peak RSS = /usr/bin/time -f %M (strata's
-#   includes the parsed input ledger and the output it builds: the --limit 1 row shows how much of
-#   it is the ledger's); CPU = user + sys of the client; server CPU = the server's utime + stime
+#   even rounds: the reverse); medians are reported. Peak RSS = /usr/bin/time -f %M (strata reads
+#   the input ledger and writes the output an observation at a time; the --limit 1 row is its
+#   fixed part); CPU = user + sys of the client; server CPU = the server's utime + stime
 #   during the run (/proc/<pid>/stat); TLS connections = connections the server accepted during
 #   the run (each one a full handshake; the script's control requests excluded).
 #   Checked outside the timings: strata exits 0, the server saw the calls, the output ledger has
@@ -362,7 +362,7 @@ echo "| Client | Calls | Median wall (s) | Calls/s | Throughput vs openai | Peak
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 echo "| \`strata adjudicate --jobs $jobs\`: gross (whole command) | $calls | $(secs "$s_med") | $s_gross | **$(ratio "$s_gross" "$n_gross")x** | $(mib "$s_kbm") | **$(ratio "$s_kbm" "$n_kbm")x** | $(median "${s_cpu[@]}") | $(median "${s_con[@]}") | $(all_secs "${s_wall[@]}") s |"
 echo "| same, net of the fixed cost | $((calls - 1)) | $(awk -v t="$s_med" -v f="$f_med" 'BEGIN { printf "%.3f", (t - f) / 1e9 }') | $s_net | $(ratio "$s_net" "$n_net")x (net vs net) | | | | | |"
-echo "| \`strata adjudicate --limit 1\` (fixed cost; its RSS is mostly the parsed ledger) | 1 | $(secs "$f_med") | - | - | $(mib "$f_kbm") | $(ratio "$f_kbm" "$n_kbm")x | $(median "${f_cpu[@]}") | $(median "${f_con[@]}") | $(all_secs "${f_wall[@]}") s |"
+echo "| \`strata adjudicate --limit 1\` (fixed cost: the ledger read and checked an observation at a time, one call) | 1 | $(secs "$f_med") | - | - | $(mib "$f_kbm") | $(ratio "$f_kbm" "$n_kbm")x | $(median "${f_cpu[@]}") | $(median "${f_con[@]}") | $(all_secs "${f_wall[@]}") s |"
 echo "| node + openai@$openai_installed, promise pool of $jobs: gross (whole process) | $calls | $(secs "$n_med") | $n_gross | 1.00x | $(mib "$n_kbm") | 1.00x | $(median "${n_cpu[@]}") | $(median "${n_con[@]}") | $(all_secs "${n_wall[@]}") s |"
 echo "| same, net: first request to last answer | $calls | $(printf '%.3f' "$nl_med") | $n_net | 1.00x | | | | | ${n_loop[*]} s |"
 echo

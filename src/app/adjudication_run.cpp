@@ -127,6 +127,9 @@ class AdjudicationRun {
     if (!outcome.interrupted) {
       outcome.content_hash = write_output();
       outcome.observations = ledger_.size();
+      outcome.output_file = std::make_shared<const store::FileDescriptor>(::open(settings_.output_path.c_str(), O_RDONLY | O_CLOEXEC));
+      if (outcome.output_file->get() < 0)
+        throw Error(std::string("cannot read the output ledger back: ") + std::strerror(errno), settings_.output_path);
       journal_->truncate();
     }
     return outcome;

@@ -8,7 +8,6 @@
 #include "command.hpp"
 #include "strata/app/adjudication_run.hpp"
 #include "strata/app/hosted_endpoints.hpp"
-#include "strata/store/artifact_file.hpp"
 #include "strata/store/ledger_source.hpp"
 #include "usage_log_flags.hpp"
 
@@ -75,9 +74,8 @@ int adjudicate(const AdjudicateOptions& options) {
     print_lines(lines);
   } else {
     Json payload{{"ok", true}, {"ledger", nullptr}};
-    payload["ledger"] = store::read_json_file(outcome.output_path);  // the only time the output is held whole
     if (usage_log) payload["usageLog"] = usage_log_summary(*usage_log);
-    print_json(payload);
+    print_json_with_file(payload, "ledger", outcome.output_file->get(), outcome.output_path);  // not held whole
   }
   return usage_log_status(usage_log.get(), 0);
 }

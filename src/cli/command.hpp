@@ -41,6 +41,10 @@ void add_format_flags(CLI::App& command, OutputFormat& format);
 
 // JSON.stringify(payload, null, 2) + "\n" on stdout.
 void print_json(const model::Json& payload);
+// print_json(payload) with the value of `member` (an object member of `payload`, any value)
+// replaced by the JSON document in the open file `fd` (named `path`), as written by
+// store::write_sealed_ledger (pretty_json + "\n"), copied a piece at a time.
+void print_json_with_file(const model::Json& payload, const std::string& member, int fd, const std::string& path);
 // The lines joined by "\n" plus a final "\n" on stdout.
 void print_lines(const std::vector<std::string>& lines);
 

@@ -37,6 +37,26 @@ void write_stdout(const std::string& text) {
 
 void print_json(const model::Json& payload) { write_stdout(model::pretty_json(payload) + "\n"); }
 
+void print_json_with_file(const model::Json& payload, const std::string& member, int fd, const std::string& path) {
+  std::string text = "{";
+  bool first = true;
+  for (const auto& [key, value] : payload.items()) {
+    text += first ? "\n  " : ",\n  ";
+    first = false;
+    model::append_json_string(text, key);
+    text += ": ";
+    if (key != member) {
+      text += model::pretty_json(value, 1);
+      continue;
+    }
+    write_stdout(text);
+    text.clear();
+    model::PrettyNesting nesting;
+    store::read_file_pieces(fd, path, [&nesting](std::string_view piece) { write_stdout(nesting.feed(piece)); });
+  }
+  write_stdout(text + "\n}\n");
+}
+
 int jobs_within_limits(int requested) {
   long limit = 0;
   const int jobs = exec::jobs_within_open_file_limit(requested, &limit);

@@ -229,4 +229,15 @@ std::string pretty_json(const Json& value) {
   return out;
 }
 
+std::string PrettyNesting::feed(std::string_view piece) {
+  std::string out;
+  out.reserve(piece.size() + piece.size() / 16);
+  for (const char c : piece) {
+    if (newline_pending_) out += "\n  ";
+    newline_pending_ = c == '\n';
+    if (!newline_pending_) out += c;
+  }
+  return out;
+}
+
 }  // namespace strata::model

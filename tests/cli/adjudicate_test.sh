@@ -96,6 +96,7 @@ adjudication() {  # adjudication <ledger> <index> -> compact JSON of that observ
 # --- 57: a successful judgement -------------------------------------------------------
 run adjudicate ledger.json suite.json --adjudicator good.json --output out57.json --run-id x --limit 1
 expect_code 0 "57 adjudicate"
+cp "$WORK/stdout" out57.stdout
 expect_true "python3 -c '
 import json
 o = json.load(open(\"out57.json\"))[\"observations\"][0]
@@ -109,6 +110,14 @@ assert \"$WORK\" not in a[\"reason\"]
 expect_true "[ \"\$(python3 -c \"import json; print(json.load(open('out57.json'))['observations'][0]['observedAt'])\")\" = 2026-11-29T12:00:00.000Z ]" "57 observedAt untouched"
 run verify out57.json
 expect_code 0 "57 output verifies"
+# The default output is JSON.stringify({ok, ledger}, null, 2): the ledger printed is the file written.
+cat >printed_check.py <<'EOF'
+import json, sys
+printed, written = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+assert json.loads(printed) == {"ok": True, "ledger": json.loads(written)}
+assert printed == '{\n  "ok": true,\n  "ledger": ' + written[:-1].replace("\n", "\n  ") + "\n}\n"
+EOF
+expect_true "python3 printed_check.py out57.stdout out57.json" "57 the JSON output holds the written ledger, in the printed layout"
 
 # --- 64: the judge sees no run, model, scenario, variant or repository ------------------
 expect_true "! grep -Eq '\"(runId|modelId|scenarioId|variantId|repositoryId)\"|low-cost-model|repository-only|variant-a|$WORK/repos' requests.log" "64 anonymised request"
@@ -225,5 +234,33 @@ expect_true "[ \$(wc -l <slow.calls) -eq 4 ] && [ $before -ge 1 ] && [ $before -
 expect_true "python3 -c \"import json; assert all(o['adjudication']['outcome'] == 'partial' for o in json.load(open('out-slow.json'))['observations'])\"" "every observation judged"
 run verify out-slow.json
 expect_code 0 "checkpointed output verifies"
+
+# --- the input ledger rewritten in place while it is judged ---------------------------------
+# The input is read again when each observation is judged: bytes changed since the check stop the
+# adjudication (exit 2, nothing written); the judgements made before stay in the checkpoint.
+cp ledger.json ledger-changing.json
+rm -f slow.calls
+"$STRATA" adjudicate ledger-changing.json suite-long.json --adjudicator slow.json --output out-changed.json --jobs 1 \
+  >/dev/null 2>changed.err &
+pid=$!
+# The checkpoint journal is opened after every observation was read for the pre-flight checks.
+for _ in $(seq 200); do [ -e out-changed.json.adjudication-journal ] && break; sleep 0.02; done
+python3 - <<'EOF'
+with open("ledger-changing.json", "r+b") as f:  # in place: the same file, the same length
+    text = f.read()
+    at = text.rindex(b'"contextBytes": 100')
+    f.seek(at)
+    f.write(b'"contextBytes": 101')
+EOF
+wait "$pid"
+CODE=$? ERR=$(cat changed.err)
+expect_code 2 "changed input ledger stops the adjudication"
+expect_true "grep -qF 'ledger-changing.json: the ledger changed while it was being read (observation 4 is no longer the one verified); run the command again' changed.err" "changed input ledger: the message names the file and the observation"
+expect_file_absent "$WORK/out-changed.json" "changed input ledger: no output"
+expect_true "[ \$(wc -l <out-changed.json.adjudication-journal) -eq 3 ] && [ \$(wc -l <slow.calls) -eq 3 ]" "changed input ledger: the three judgements before it stay durable"
+cp ledger.json ledger-changing.json
+run adjudicate ledger-changing.json suite-long.json --adjudicator slow.json --output out-changed.json --jobs 1
+expect_code 0 "restored input ledger: the re-run completes"
+expect_true "[ \$(wc -l <slow.calls) -eq 4 ]" "restored input ledger: only the fourth observation is judged again"
 
 finish

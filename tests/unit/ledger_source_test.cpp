@@ -215,3 +215,15 @@ TEST_CASE("a ledger written an observation at a time is the sealed ledger, byte 
         }) == "Duplicate observation id.");
   CHECK_FALSE(fs::exists(path));
 }
+
+TEST_CASE("a ledger file printed inside a larger document is pretty_json nested one level", "[ledger-source]") {
+  const Json sealed = strata::model::seal_checked_ledger("v1", sealed_observations(800));
+  const std::string file_text = strata::model::pretty_json(sealed) + "\n";
+  for (std::size_t piece : {std::size_t{1}, std::size_t{4096}, file_text.size()}) {
+    INFO("pieces of " << piece);
+    strata::model::PrettyNesting nesting;
+    std::string nested;
+    for (std::size_t at = 0; at < file_text.size(); at += piece) nested += nesting.feed(std::string_view(file_text).substr(at, piece));
+    CHECK(nested == strata::model::pretty_json(sealed, 1));
+  }
+}

@@ -3,11 +3,13 @@
 // independent adjudicator, many at once, checkpointed so an interrupted batch re-run with
 // the same arguments continues without judging anything twice.
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "strata/app/endpoint_caller.hpp"
 #include "strata/model/adjudication.hpp"
 #include "strata/model/json.hpp"
+#include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_source.hpp"
 
 namespace strata::app {
@@ -26,6 +28,9 @@ struct AdjudicationOutcome {
   std::string content_hash;      // of the output ledger (complete runs only)
   std::size_t observations = 0;  // in the output ledger (complete runs only)
   std::string output_path;       // absolute
+  // The output ledger as this adjudication wrote it, opened before its lock was released
+  // (complete runs only): what is printed is what was written.
+  std::shared_ptr<const store::FileDescriptor> output_file;
   double selected = 0, judged = 0, reused = 0;
 };
 

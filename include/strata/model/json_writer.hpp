@@ -29,4 +29,15 @@ std::string pretty_json(const Json& value);
 // The same text as it appears nested `level` levels deep in a larger pretty document.
 std::string pretty_json(const Json& value, int level);
 
+// pretty_json(value, 1) from the persisted text (pretty_json(value) and a newline) fed in
+// pieces: every line but the first gains two spaces and the trailing newline goes (strings hold
+// no raw newline). For printing a file inside a larger document without holding it.
+class PrettyNesting {
+ public:
+  std::string feed(std::string_view piece);
+
+ private:
+  bool newline_pending_ = false;  // held back: the text's last newline is not written
+};
+
 }  // namespace strata::model
