@@ -5,6 +5,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -24,8 +25,8 @@
 #include "strata/model/artifact.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/json_document.hpp"
-#include "strata/model/shape.hpp"
 #include "strata/model/json_writer.hpp"
+#include "strata/model/shape.hpp"
 #include "strata/model/provider_request.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
@@ -51,42 +52,58 @@ struct JournalSpan {
   std::size_t length = 0;
 };
 
+// A checkpoint line longer than this is not one Strata wrote (a line holds one observation).
+constexpr std::size_t kMaxCheckpointLine = 16 << 20;
+
 // Checkpoint lines: {"source": <judged observation's original hash>, "configuration":
 // <provider config hash>, "observation": <adjudicated observation>}. The valid prefix
 // counts; entries made with another configuration are not reused. What follows the valid
 // prefix (a line a kill cut short) is described in `dropped`, as `strata run` does for its journal.
-// Each line is checked here and not kept: the output reads it again.
+// The file is read a piece at a time and each line is checked and not kept (the output reads
+// it again): a checkpoint of 100,000 judgements is larger than any artifact Strata reads whole.
 std::map<std::string, JournalSpan> read_checkpoint(const std::string& path, const std::string& configuration,
                                                    std::uint64_t& valid_bytes, std::string& dropped) {
   std::map<std::string, JournalSpan> judged;
   valid_bytes = 0;
   dropped.clear();
-  if (!std::filesystem::exists(path)) return judged;
-  const std::string text = store::read_artifact_text(path);
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) {
-      dropped = "an incomplete last line (" + std::to_string(text.size() - start) + " bytes)";
-      break;
-    }
-    bool valid = false;
+  const store::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.get() < 0 && errno == ENOENT) return judged;
+  struct stat info {};
+  if (file.get() < 0 || ::fstat(file.get(), &info) != 0)
+    throw Error(std::string("cannot read the checkpoint journal: ") + std::strerror(errno), path);
+  const auto size = static_cast<std::uint64_t>(info.st_size);
+  const auto take_line = [&](std::string_view text, std::uint64_t start) {
     try {
-      const Json line = model::parse_json(std::string_view(text).substr(start, end - start));
+      const Json line = model::parse_json(text);
       const Json observation = judged_observation(line);
-      if (model::content_hash(observation) == str(observation["contentHash"])) {
-        if (line["configuration"] == configuration) judged[str(line["source"])] = JournalSpan{start, end - start};
-        valid = true;
-      }
+      if (model::content_hash(observation) != str(observation["contentHash"])) return false;
+      if (line["configuration"] == configuration) judged[str(line["source"])] = JournalSpan{start, text.size()};
+      return true;
     } catch (const std::exception&) {
+      return false;
     }
-    if (!valid) {
-      dropped = "an invalid line at byte " + std::to_string(start) + " and " + std::to_string(text.size() - start) +
-                " bytes after it";
-      break;
+  };
+  std::string line;  // the bytes of the line being read, from valid_bytes on
+  bool invalid = false;
+  store::read_file_pieces(file.get(), path, [&](std::string_view piece) {
+    for (std::size_t newline; (newline = piece.find('\n')) != std::string_view::npos; piece.remove_prefix(newline + 1)) {
+      line.append(piece.substr(0, newline));
+      if (line.size() > kMaxCheckpointLine || !take_line(line, valid_bytes)) {
+        invalid = true;
+        return false;  // this line and all after it are dropped
+      }
+      valid_bytes += line.size() + 1;
+      line.clear();
     }
-    start = end + 1;
-    valid_bytes = start;
-  }
+    line.append(piece);
+    invalid = line.size() > kMaxCheckpointLine;
+    return !invalid;
+  });
+  if (invalid)
+    dropped = "an invalid line at byte " + std::to_string(valid_bytes) + " and " + std::to_string(size - valid_bytes) +
+              " bytes after it";
+  else if (valid_bytes < size)
+    dropped = "an incomplete last line (" + std::to_string(size - valid_bytes) + " bytes)";
   return judged;
 }
 

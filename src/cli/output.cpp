@@ -52,7 +52,10 @@ void print_json_with_file(const model::Json& payload, const std::string& member,
     write_stdout(text);
     text.clear();
     model::PrettyNesting nesting;
-    store::read_file_pieces(fd, path, [&nesting](std::string_view piece) { write_stdout(nesting.feed(piece)); });
+    store::read_file_pieces(fd, path, [&nesting](std::string_view piece) {
+      write_stdout(nesting.feed(piece));
+      return true;
+    });
   }
   write_stdout(text + "\n}\n");
 }

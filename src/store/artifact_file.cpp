@@ -83,14 +83,13 @@ std::string read_file_range(int fd, std::uint64_t offset, std::size_t length, co
   return text;
 }
 
-void read_file_pieces(int fd, const std::string& path, const std::function<void(std::string_view)>& piece) {
+void read_file_pieces(int fd, const std::string& path, const std::function<bool(std::string_view)>& piece) {
   std::string buffer(1 << 20, '\0');
   for (;;) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail_errno(path, "cannot read the file");
-    if (n == 0) return;
-    piece(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    if (n == 0 || !piece(std::string_view(buffer.data(), static_cast<std::size_t>(n)))) return;
   }
 }
 

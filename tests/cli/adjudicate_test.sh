@@ -258,9 +258,17 @@ expect_code 2 "changed input ledger stops the adjudication"
 expect_true "grep -qF 'ledger-changing.json: the ledger changed while it was being read (observation 4 is no longer the one verified); run the command again' changed.err" "changed input ledger: the message names the file and the observation"
 expect_file_absent "$WORK/out-changed.json" "changed input ledger: no output"
 expect_true "[ \$(wc -l <out-changed.json.adjudication-journal) -eq 3 ] && [ \$(wc -l <slow.calls) -eq 3 ]" "changed input ledger: the three judgements before it stay durable"
+# Regression: the checkpoint was read whole, so one above 256 MiB (a nearly complete batch of
+# 100,000) could not be resumed ("file is larger than the 256 MiB limit"). A sparse tail of
+# 300 MiB of zero bytes after the three valid lines stands in for it: now read a piece at a time,
+# the tail dropped and said so.
+valid=$(stat -c %s out-changed.json.adjudication-journal)
+truncate -s +300M out-changed.json.adjudication-journal
 cp ledger.json ledger-changing.json
 run adjudicate ledger-changing.json suite-long.json --adjudicator slow.json --output out-changed.json --jobs 1
 expect_code 0 "restored input ledger: the re-run completes"
 expect_true "[ \$(wc -l <slow.calls) -eq 4 ]" "restored input ledger: only the fourth observation is judged again"
+expect_err_has "out-changed.json.adjudication-journal: dropped an invalid line at byte $valid and 314572800 bytes after it" \
+  "a 300 MiB checkpoint is read, its invalid tail dropped and reported"
 
 finish

@@ -21,8 +21,9 @@ std::string read_artifact_text(const std::string& path);
 std::string read_file_range(int fd, std::uint64_t offset, std::size_t length, const std::string& path);
 
 // The bytes of the open file `fd` from its current offset on, handed to `piece` in order about
-// 1 MiB at a time (a file never held whole); errors are located at `path`.
-void read_file_pieces(int fd, const std::string& path, const std::function<void(std::string_view)>& piece);
+// 1 MiB at a time (a file never held whole) until the end or until `piece` returns false;
+// errors are located at `path`.
+void read_file_pieces(int fd, const std::string& path, const std::function<bool(std::string_view)>& piece);
 
 // read_artifact_text + strict JSON parse; syntax errors are located "path:line:column".
 model::Json read_json_file(const std::string& path);
