@@ -72,20 +72,13 @@ std::string count(UsageCount value) { return app::usage_count_text(value); }
 
 namespace fs = std::filesystem;
 
-void write_file(const fs::path& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  FUZZ_CHECK(out.good(), "cannot write " + path.string());
-}
-
 // <scratch>/report/{outside.jsonl, home/{index.jsonl, escape -> .., runs/2026-08/secret.jsonl -> ../../../outside.jsonl}}
 const fs::path& report_home() {
   static const fs::path home = [] {
     const fs::path root = fs::path(fuzz::scratch_directory()) / "report";
     const fs::path made = root / "home";
     fs::create_directories(made / "runs" / "2026-08");
-    write_file(root / "outside.jsonl",
+    fuzz::write_file((root / "outside.jsonl").string(),
                R"({"schema_version":1,"run_id":"secret-run-0001","at":"2026-08-06T10:00:00+00:00","workflow":"secret",)"
                R"("event":"model_usage","phase":"complete","runtime":"codex","stage":"s","role":"r","adapter":"company-api",)"
                R"("requested_model":"m","source":"api","purpose":"p","call_id":"secret-call","usage_state":"observed",)"
@@ -100,7 +93,7 @@ const fs::path& report_home() {
 
 void check_containment(std::string_view text) {
   const fs::path& home = report_home();
-  write_file(home / "index.jsonl", text);
+  fuzz::write_file((home / "index.jsonl").string(), text);
   const app::UsageReport report = app::build_usage_report({home, 10});
   for (const auto& g : report.groups)
     FUZZ_CHECK(g.workflow != "secret" && g.model != "SECRET-OUTSIDE",

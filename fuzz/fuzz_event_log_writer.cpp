@@ -59,13 +59,6 @@ const Scratch& scratch() {
   return s;
 }
 
-void write_file(const std::string& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  FUZZ_CHECK(out.good(), "cannot write " + path);
-}
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -106,8 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::error_code ec;
   fs::remove_all(s.home, ec);
   fs::remove(s.pointer, ec);
-  write_file(s.log, before);
-  if (nul != std::string_view::npos) write_file(s.pointer, rest.substr(nul + 1));
+  fuzz::write_file(s.log, before);
+  if (nul != std::string_view::npos) fuzz::write_file(s.pointer, rest.substr(nul + 1));
 
   store::LogEventArgs args;
   args.workflow = "cm-prd";

@@ -28,13 +28,6 @@ using model::Json;
 
 namespace {
 
-void write_file(const std::string& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  FUZZ_CHECK(out.good(), "cannot write the scratch journal " + path);
-}
-
 store::JournalContents read(const std::string& path) {
   try {
     return store::read_journal(path);
@@ -48,7 +41,7 @@ store::JournalContents read(const std::string& path) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = fuzz::scratch_directory() + "/ledger.json.journal";
   const std::string_view text = fuzz::as_text(data, size);
-  write_file(path, text);
+  fuzz::write_file(path, text);
   const store::JournalContents contents = read(path);
 
   FUZZ_CHECK(contents.valid_bytes <= size, "valid prefix longer than the journal");
@@ -73,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (contents.observations.empty()) return 0;
 
-  write_file(path, rewritten);
+  fuzz::write_file(path, rewritten);
   const store::JournalContents again = read(path);
   FUZZ_CHECK(!again.dropped && again.valid_bytes == rewritten.size(), "rewritten journal lines do not read back completely");
   FUZZ_CHECK(again.observations.size() == contents.observations.size(), "rewritten journal holds another count");

@@ -27,13 +27,6 @@ using model::Json;
 
 namespace {
 
-void write_file(const std::string& path, std::string_view content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  FUZZ_CHECK(out.good(), "cannot write the scratch ledger " + path);
-}
-
 std::optional<Json> whole_read(std::string_view text) {
   try {
     return model::parse_artifact(model::ArtifactKind::ledger, model::parse_json(text));
@@ -47,7 +40,7 @@ std::optional<Json> whole_read(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = fuzz::scratch_directory() + "/input-ledger.json";
   const std::string_view text = fuzz::as_text(data, size);
-  write_file(path, text);
+  fuzz::write_file(path, text);
   std::unique_ptr<store::LedgerSource> streamed;
   try {
     streamed = store::LedgerSource::open_streamed(path);

@@ -147,6 +147,13 @@ const Json& example_judge_response() {
   return response;
 }
 
+void write_file(const std::string& path, std::string_view content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  FUZZ_CHECK(out.good(), "cannot write " + path);
+}
+
 const std::string& scratch_directory() {
   static const std::string directory = [] {
     // scripts/fuzz.sh points STRATA_FUZZ_SCRATCH at its own run directory, so what a

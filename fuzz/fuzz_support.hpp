@@ -49,6 +49,9 @@ const model::Json& example_observation();
 // What strata-example-provider --judge answers.
 const model::Json& example_judge_response();
 
+// Replaces the file at `path` with `content` (the harnesses whose code under test reads files).
+void write_file(const std::string& path, std::string_view content);
+
 // A private scratch directory for the harnesses that must go through files (tmpfs when
 // available, so the fsyncs of the code under test cost nothing). Removed at exit.
 const std::string& scratch_directory();
