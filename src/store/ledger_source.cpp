@@ -25,7 +25,6 @@ namespace {
 
 using model::Json;
 
-constexpr std::size_t kChunkBytes = 1 << 20;
 constexpr const char* kLedgerType = "controlled-study-observation-ledger";
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
@@ -104,31 +103,33 @@ bool LedgerSource::read_and_verify() {
     run_ids_.push_back(str(observation["runId"]));
     spans_.push_back(Span{range.begin, text.size(), fingerprint(text)});
   });
-  std::string chunk(kChunkBytes, '\0');
   std::uint64_t total = 0;
-  for (;;) {
-    const ssize_t n = ::read(file_->get(), chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
-    total += static_cast<std::uint64_t>(n);
-    if (total > kMaxArtifactBytes) return false;
-    window.append(chunk.data(), static_cast<std::size_t>(n));
-    scanner.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)));
+  read_file_pieces(file_->get(), path_, [&](std::string_view piece) {
+    total += piece.size();
+    if (total > kMaxArtifactBytes) unusual = true;  // the whole read reports the limit
+    if (unusual) return false;
+    window.append(piece);
+    scanner.feed(piece);
     if (unusual) return false;
     window.erase(0, scanner.needed_from() - window_start);
     window_start = scanner.needed_from();
-  }
-  if (!scanner.finish() || spans_.size() > model::kMaxLedgerObservations) return false;
-  // The header, with its empty array, checked as the whole ledger's parse would check it.
-  const Json header = model::conform(model::parse_json(scanner.header()), *model::artifact_spec(model::ArtifactKind::ledger).sealed);
+    return true;
+  });
+  if (unusual || !scanner.finish() || spans_.size() > model::kMaxLedgerObservations) return false;
+  std::sort(hashes.begin(), hashes.end());
+  if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end()) return false;
+  return header_verifies(scanner.header(), std::move(hasher));
+}
+
+// The rest of the document, its array left empty, checked as the whole ledger's parse would
+// check it, and the seal it holds compared with the observations' hash.
+bool LedgerSource::header_verifies(const std::string& header_text, std::unique_ptr<model::LedgerHasher> hasher) {
+  const Json header = model::conform(model::parse_json(header_text), *model::artifact_spec(model::ArtifactKind::ledger).sealed);
   if (!header["observations"].empty()) return false;  // a second "observations" member won
   if (hasher && str(header["ledgerVersion"]) != ledger_version_) return false;  // a second "ledgerVersion" won
   ledger_version_ = str(header["ledgerVersion"]);
-  if (!hasher) hasher = hasher_for(ledger_version_);
-  if (hasher->hash() != str(header["contentHash"])) return false;
-  std::sort(hashes.begin(), hashes.end());
-  return std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end();
+  if (!hasher) hasher = hasher_for(ledger_version_);  // no observations
+  return hasher->hash() == str(header["contentHash"]);
 }
 
 LedgerSource::LedgerSource(model::Json ledger)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "strata/model/json.hpp"
+#include "strata/model/ledger_hasher.hpp"
 #include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {
@@ -37,6 +38,7 @@ class LedgerSource {
  private:
   LedgerSource() = default;
   bool read_and_verify();
+  bool header_verifies(const std::string& header_text, std::unique_ptr<model::LedgerHasher> hasher);
 
   struct Span {
     std::uint64_t begin = 0;
