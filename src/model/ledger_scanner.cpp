@@ -60,7 +60,7 @@ std::size_t LedgerScanner::skip_element(std::string_view bytes, std::size_t i) {
   return i;
 }
 
-bool LedgerScanner::finish() { return !unsupported_ && place_ == Place::after_array && !in_string_ && !in_element_; }
+bool LedgerScanner::finish() const { return !unsupported_ && place_ == Place::after_array && !in_string_ && !in_element_; }
 
 void LedgerScanner::step(char c) {
   if (place_ == Place::before_array || place_ == Place::after_array) outside_array(c);

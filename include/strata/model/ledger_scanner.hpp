@@ -24,7 +24,7 @@ class LedgerScanner {
   void feed(std::string_view bytes);
 
   // After the last feed: whether the text split as expected (see above).
-  bool finish();
+  bool finish() const;
 
   // The text without the observations: everything outside the array, and "[]" in its place.
   const std::string& header() const { return header_; }
