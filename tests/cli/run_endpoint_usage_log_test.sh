@@ -294,7 +294,11 @@ expect_eq "$(get "$L" 'd["nonces"]')" 2 "  the resumed run claims with a nonce o
 expect_eq "$(get "$L" 'd["unresolved_nonces"]')" "$(get "$K" 'd["unresolved_nonces"]')" "  only the killed run's calls in flight stay unresolved"
 expect_eq "$(get "$L" 'd["usages"]')" "$(( $(get "$K" 'd["usages"]') + 16 - recorded ))" "  one usage event per resumed attempt"
 R=$(report_of "$WORK/home-c" execution)
-expect_eq "$(get "$R" 'd["unresolved"]')" "$(get "$L" 'd["unresolved"]')" "  the report lists the killed calls as unresolved claims"
+# The report reads the home mirror, written after the authoritative project log (spec order), so
+# a SIGKILL between the two writes leaves the mirror one claim short (seen once under ASan).
+reported=$(get "$R" 'd["unresolved"]') logged=$(get "$L" 'd["unresolved"]')
+expect_true "[ $reported -eq $logged ] || [ $reported -eq $((logged - 1)) ]" \
+  "  the report lists the killed calls as unresolved claims ($reported reported, $logged in the project log)"
 
 # --- a usage event that cannot be written ---------------------------------------------------------
 D=$WORK/ledger-d.json
