@@ -115,9 +115,7 @@ class StudyRun {
     if (::stat(store::journal_path_for(settings_.ledger_path).c_str(), &journal) == 0 && journal.st_size > 0) return false;
     std::optional<store::VerifiedLedger> verified = store::read_verified_ledger(settings_.ledger_path);
     if (!verified || verified->run_ids.count(run_id_) > 0) return false;
-    const Json header = {{"type", "controlled-study-observation-ledger"}, {"schemaVersion", 1.0},
-                         {"ledgerVersion", verified->ledger_version}, {"contentHashAlgo", std::string(model::kContentHashAlgo)}};
-    hasher_ = model::LedgerHasher::restore(header, verified->hash_state);
+    hasher_ = model::LedgerHasher::restore(model::ledger_without_observations(verified->ledger_version), verified->hash_state);
     if (!hasher_) return false;
     ledger_version_ = verified->ledger_version;
     ledger_hash_ = verified->content_hash;

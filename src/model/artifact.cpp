@@ -87,6 +87,14 @@ Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> ob
   return sealed;
 }
 
+Json ledger_without_observations(const std::string& ledger_version) {
+  return Json{{"type", "controlled-study-observation-ledger"},
+              {"schemaVersion", 1.0},
+              {"ledgerVersion", ledger_version},
+              {"observations", Json::array()},
+              {"contentHashAlgo", std::string(kContentHashAlgo)}};
+}
+
 namespace {
 
 Json parse_with(ArtifactKind kind, Json document, const std::function<std::string(const Json&)>& hash_of) {

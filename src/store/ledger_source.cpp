@@ -13,7 +13,6 @@
 
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
 #include "strata/model/json_document.hpp"
 #include "strata/model/ledger_hasher.hpp"
 #include "strata/model/ledger_scanner.hpp"
@@ -25,7 +24,6 @@ namespace {
 
 using model::Json;
 
-constexpr const char* kLedgerType = "controlled-study-observation-ledger";
 
 const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
@@ -47,14 +45,9 @@ std::optional<std::string> version_before_array(const std::string& header_so_far
   return found->get<std::string>();
 }
 
+// The other members are constants of the ledger's shape, checked with the header at the end.
 std::unique_ptr<model::LedgerHasher> hasher_for(const std::string& ledger_version) {
-  // The other members are constants of the ledger's shape, checked with the header at the end.
-  const Json top = {{"type", kLedgerType},
-                    {"schemaVersion", 1.0},
-                    {"ledgerVersion", ledger_version},
-                    {"observations", Json::array()},
-                    {"contentHashAlgo", std::string(model::kContentHashAlgo)}};
-  return std::make_unique<model::LedgerHasher>(top);
+  return std::make_unique<model::LedgerHasher>(model::ledger_without_observations(ledger_version));
 }
 
 }  // namespace

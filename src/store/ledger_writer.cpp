@@ -4,7 +4,6 @@
 
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/model/ledger_hasher.hpp"
 #include "strata/store/artifact_file.hpp"
@@ -80,12 +79,8 @@ std::string write_ledger_streamed(const std::string& ledger_path, const std::str
                                   const std::function<Json(std::size_t)>& observation) {
   if (count > model::kMaxLedgerObservations)
     throw Error("A ledger holds at most 100000 observations; this one would hold " + std::to_string(count) + ".");
-  // The members of model::seal_checked_ledger, in its order; the seal follows the observations.
-  const Json top = {{"type", "controlled-study-observation-ledger"},
-                    {"schemaVersion", 1.0},
-                    {"ledgerVersion", ledger_version},
-                    {"observations", Json::array()},
-                    {"contentHashAlgo", std::string(model::kContentHashAlgo)}};
+  // Written in model::seal_checked_ledger's member order; the seal follows the observations.
+  const Json top = model::ledger_without_observations(ledger_version);
   std::string content_hash;
   write_file_atomically(ledger_path, [&](const PieceWriter& write) {
     model::LedgerHasher hasher(top);

@@ -40,6 +40,11 @@ inline constexpr std::size_t kMaxLedgerObservations = 100000;
 // from parse_artifact or create_artifact): only the count and the duplicate check run.
 Json seal_checked_ledger(const std::string& ledger_version, std::vector<Json> observations);
 
+// A ledger of this version without observations or contentHash: the members a LedgerHasher
+// starts from when the observations come one at a time (type, schemaVersion, ledgerVersion,
+// an empty observations array, contentHashAlgo).
+Json ledger_without_observations(const std::string& ledger_version);
+
 // Validates a sealed document, verifies its content hash, runs the parse-time checks.
 Json parse_artifact(ArtifactKind kind, Json document);
 
