@@ -30,7 +30,8 @@ rounds=${ROUNDS:-3}
 for tool in cc python3 node /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
 done
-FIX=/work/shared/fixtures/doc-bridge
+FIX=${STRATA_FIXTURES:-$(realpath -m ../shared/fixtures/doc-bridge)}  # the checkout's sibling shared/, or $STRATA_FIXTURES
+[ -f "$FIX/task-suite-v1.json" ] || { echo "doc-bridge fixtures not found in $FIX (set STRATA_FIXTURES)" >&2; exit 1; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/strata-adjudicate-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT

@@ -68,7 +68,8 @@ done
 [ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
 [ -x "$build/tests/strata-test-server" ] ||
   { echo "test server not found: $build/tests/strata-test-server (build it first)" >&2; exit 1; }
-FIX=/work/shared/fixtures/doc-bridge
+FIX=${STRATA_FIXTURES:-$(realpath -m ../shared/fixtures/doc-bridge)}  # the checkout's sibling shared/, or $STRATA_FIXTURES
+[ -f "$FIX/task-suite-v1.json" ] || { echo "doc-bridge fixtures not found in $FIX (set STRATA_FIXTURES)" >&2; exit 1; }
 suite=$FIX/task-suite-v1.json
 bench_start=$(date +%s%N)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -5,6 +5,7 @@
 // real doc-bridge fixtures so the shapes are realistic; the values are synthetic but valid.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 const [countArg, outPath] = process.argv.slice(2);
 const count = Number(countArg);
@@ -13,7 +14,9 @@ if (!Number.isInteger(count) || count < 0 || count > 100000 || !outPath) {
   process.exit(1);
 }
 
-const FIXTURES = "/work/shared/fixtures/doc-bridge";
+// The checkout's sibling shared/ (scripts/bench/ -> ../../../shared), or $STRATA_FIXTURES.
+const FIXTURES = process.env.STRATA_FIXTURES ||
+  fileURLToPath(new URL("../../../shared/fixtures/doc-bridge", import.meta.url));
 const plan = JSON.parse(readFileSync(`${FIXTURES}/run-plan-v1.json`, "utf8"));
 const suite = JSON.parse(readFileSync(`${FIXTURES}/task-suite-v1.json`, "utf8"));
 const ALGO = "sha256-normalized-v1";
