@@ -32,6 +32,7 @@
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_writer.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::app {
 namespace {
@@ -39,7 +40,7 @@ namespace {
 namespace asio = boost::asio;
 using model::Json;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 // The adjudicated observation of a checkpoint line, normalised as a parsed observation is.
 Json judged_observation(const Json& line) {

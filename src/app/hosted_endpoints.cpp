@@ -16,13 +16,14 @@
 #include "strata/net/endpoint_client.hpp"
 #include "strata/net/endpoint_url.hpp"
 #include "strata/store/event_log.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::app {
 namespace {
 
 using model::Json;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 // "Endpoint provider <modelId>" or "Endpoint adjudicator <id>".
 std::string entry_name(const Json& entry) {

@@ -10,13 +10,14 @@
 #include "strata/model/json_writer.hpp"
 #include "strata/model/provider_request.hpp"
 #include "strata/model/sampling.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::app {
 namespace {
 
 using model::Json;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 std::vector<std::string> sorted_ids(const Json& array, const char* key = nullptr) {
   std::vector<std::string> ids;

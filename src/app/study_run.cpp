@@ -34,6 +34,7 @@
 #include "strata/store/ledger_append.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/verified_ledger.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::app {
 namespace {
@@ -41,7 +42,7 @@ namespace {
 namespace asio = boost::asio;
 using model::Json;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 std::string now_iso8601() {
   const auto now = std::chrono::system_clock::now();

@@ -10,6 +10,7 @@
 #include "strata/app/hosted_endpoints.hpp"
 #include "strata/app/run_preflight.hpp"
 #include "strata/app/study_run.hpp"
+#include "strata/model/json_access.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -27,7 +28,7 @@ struct RunOptions {
   UsageLogFlags usage_log;
 };
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome, const app::RunPreflight& preflight,
                   const app::EndpointUsageLog* usage_log) {

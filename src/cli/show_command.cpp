@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "strata/model/sampling.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::cli {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 using model::ArtifactKind;
 using model::Json;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 std::vector<std::string> provider_lines(const Json& config) {
   int hosted = 0;

@@ -12,11 +12,12 @@
 
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
+#include "strata/exec/awaitable_tuple.hpp"
 
 namespace strata::engine {
 namespace {
 namespace asio = boost::asio;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using exec::kTuple;
 }  // namespace
 
 JobPool::JobPool(asio::io_context& io, int jobs, std::chrono::milliseconds kill_grace)

@@ -2,6 +2,7 @@
 
 #include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
+#include "strata/exec/awaitable_tuple.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -33,7 +34,6 @@ namespace {
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using Clock = std::chrono::steady_clock;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 // Live process group ids, so an interrupt can reach every child.
 std::set<pid_t>& live_groups() {

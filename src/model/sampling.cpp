@@ -8,13 +8,13 @@
 #include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/model/json_writer.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::model {
 namespace {
 
 using KeyedCell = std::pair<std::string, Json>;
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
 void sort_by_key(std::vector<KeyedCell>& cells) {
   std::stable_sort(cells.begin(), cells.end(), [](const KeyedCell& a, const KeyedCell& b) { return a.first < b.first; });

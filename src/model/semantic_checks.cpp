@@ -6,11 +6,11 @@
 
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::model {
 namespace {
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
 // The first element whose `key` member (or the element itself) repeats, or nullptr.
 const Json* first_duplicate(const Json& array, const char* key = nullptr) {

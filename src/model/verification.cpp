@@ -3,11 +3,11 @@
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
 #include "strata/model/content_hash.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::model {
 namespace {
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
 void check_generic_seal(const Json& document) {
   if (!document.is_object()) throw Error("not a sealed artifact: expected a JSON object");

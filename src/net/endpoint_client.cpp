@@ -15,6 +15,7 @@
 #include "strata/net/endpoint_url.hpp"
 #include "strata/net/rate_limit.hpp"
 #include "strata/net/retry_policy.hpp"
+#include "strata/exec/awaitable_tuple.hpp"
 
 namespace strata::net {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using exec::kTuple;
 
 bool printable_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x21 && c <= 0x7E; });

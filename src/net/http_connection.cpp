@@ -1,4 +1,5 @@
 #include "http_connection.hpp"
+#include "strata/exec/awaitable_tuple.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,7 +26,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using exec::kTuple;
+using Clock = std::chrono::steady_clock;
 
 // EMFILE or ENFILE when this process cannot open a socket right now, else 0. Beast reports a
 // socket it could not open as "operation canceled", so after a failed connect the system is
@@ -35,13 +37,6 @@ int descriptor_shortage() {
   if (fd < 0) return errno == EMFILE || errno == ENFILE ? errno : 0;
   ::close(fd);
   return 0;
-}
-
-HttpResponse failed(HttpFailure failure, std::string detail) {
-  HttpResponse r;
-  r.failure = failure;
-  r.detail = std::move(detail);
-  return r;
 }
 
 HttpFailure classify(const boost::system::error_code& ec, bool past_deadline) {
@@ -58,7 +53,6 @@ HttpFailure classify(const boost::system::error_code& ec, bool past_deadline) {
 template <class Stream>
 asio::awaitable<Exchange> exchange_on(Stream& stream, beast::flat_buffer& buffer, const BeastRequest& request,
                                       const ResponseLimits& limits, SteadyTime deadline) {
-  using Clock = std::chrono::steady_clock;
   Exchange out;
   auto [wec, written] = co_await http::async_write(stream, request, kTuple);
   if (wec) {
@@ -113,7 +107,6 @@ BeastRequest make_request(const std::string& method, const Url& url, const Heade
 
 asio::awaitable<HttpConnection::Opened> HttpConnection::open(asio::ssl::context& tls, const Url& url,
                                                              SteadyTime deadline) {
-  using Clock = std::chrono::steady_clock;
   Opened out;
   std::unique_ptr<HttpConnection> c(new HttpConnection());
   auto executor = co_await asio::this_coro::executor;

@@ -23,6 +23,14 @@
 namespace strata::net {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
+
+// A response that carries only a failure and its reason.
+inline HttpResponse failed(HttpFailure failure, std::string detail) {
+  HttpResponse r;
+  r.failure = failure;
+  r.detail = std::move(detail);
+  return r;
+}
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
 
 // Peer verification on; the system store (SSL_CERT_FILE/SSL_CERT_DIR apply) or `ca_file`.

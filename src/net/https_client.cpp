@@ -15,13 +15,6 @@ namespace {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-HttpResponse failed(HttpFailure failure, std::string detail) {
-  HttpResponse r;
-  r.failure = failure;
-  r.detail = std::move(detail);
-  return r;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));

@@ -1,4 +1,5 @@
 #include "strata/net/rate_limit.hpp"
+#include "strata/exec/awaitable_tuple.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -12,7 +13,7 @@ namespace strata::net {
 namespace {
 
 namespace asio = boost::asio;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using exec::kTuple;
 
 }  // namespace
 

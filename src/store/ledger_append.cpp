@@ -21,7 +21,6 @@
 namespace strata::store {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
 
 struct UndoRecord {
   unsigned long long inode = 0;

@@ -20,13 +20,13 @@
 #include "strata/model/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/fault_injection.hpp"
+#include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {
 namespace {
 
 namespace asio = boost::asio;
 
-std::string errno_text() { return std::strerror(errno); }
 
 // Verifies one journal line: a sealed observation whose hash is right.
 std::optional<model::Json> journal_entry(std::string_view line) {

@@ -18,6 +18,7 @@
 #include "strata/model/ledger_scanner.hpp"
 #include "strata/model/shape.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/model/json_access.hpp"
 
 namespace strata::store {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 using model::Json;
 
 
-const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
+using model::str;
 
 std::size_t fingerprint(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
 

@@ -14,17 +14,14 @@ using strata::test::message_of;
 
 namespace {
 
-const char* kPacket = R"({"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety boundary","workflow":"cm-prd design generation",
-  "project_rules":"stay inside the approved requirement","role":"planner","output_schema":"return the compact plan only"},
-  "dynamic_packet":{"workflow":"cm-prd","stage":"design_generation","role":"planner","objective":"DO_NOT_LOG_DYNAMIC create one plan",
-  "identifiers":{"feature":"1.fixture"},"constraints":["no implementation"],"expected_output":"plan"}})";
+using strata::test::kRolePacket;
 
 std::string packet_error(const std::string& text) {
   return message_of([&] { role_messages(parse_strict(text, "stdin"), "cm-prd", "design_generation", "planner"); });
 }
 
 std::string with_dynamic(const std::string& field, const std::string& value) {
-  Json p = parse_strict(kPacket, "stdin");
+  Json p = parse_strict(kRolePacket, "stdin");
   p["dynamic_packet"][field] = Json::parse(value);
   return p.dump();
 }
@@ -32,7 +29,7 @@ std::string with_dynamic(const std::string& field, const std::string& value) {
 }  // namespace
 
 TEST_CASE("usage-boundary case 33: the exact request body", "[cm]") {
-  const RoleMessages m = role_messages(parse_strict(kPacket, "stdin"), "cm-prd", "design_generation", "planner");
+  const RoleMessages m = role_messages(parse_strict(kRolePacket, "stdin"), "cm-prd", "design_generation", "planner");
   CHECK(request_body("planner-default", m) ==
         R"({"model":"planner-default","messages":[{"role":"system","content":"[safety]\nDO_NOT_LOG_STABLE safety boundary\n\n[workflow]\ncm-prd design generation\n\n[project_rules]\nstay inside the approved requirement\n\n[role]\nplanner\n\n[output_schema]\nreturn the compact plan only"},{"role":"user","content":"{\"constraints\":[\"no implementation\"],\"expected_output\":\"plan\",\"identifiers\":{\"feature\":\"1.fixture\"},\"objective\":\"DO_NOT_LOG_DYNAMIC create one plan\",\"role\":\"planner\",\"stage\":\"design_generation\",\"workflow\":\"cm-prd\"}"}],"stream":false})");
 }
@@ -59,16 +56,16 @@ TEST_CASE("usage-boundary cases 18-24: strict JSON with the boundary's messages"
 }
 
 TEST_CASE("usage-boundary cases 25-30: role packet shape", "[cm]") {
-  Json p = Json::parse(kPacket);
+  Json p = Json::parse(kRolePacket);
   p["extra"] = 1;
   CHECK(packet_error(p.dump()) == "role packet requires only stable_prefix and dynamic_packet");
-  p = Json::parse(kPacket);
+  p = Json::parse(kRolePacket);
   p["stable_prefix"].erase("output_schema");
   CHECK(packet_error(p.dump()) == "stable_prefix requires exactly: safety, workflow, project_rules, role, output_schema");
-  p = Json::parse(kPacket);
+  p = Json::parse(kRolePacket);
   p["stable_prefix"]["role"] = "   ";
   CHECK(packet_error(p.dump()) == "stable_prefix.role must be a non-empty string");
-  p = Json::parse(kPacket);
+  p = Json::parse(kRolePacket);
   p["dynamic_packet"] = Json::object();
   CHECK(packet_error(p.dump()) ==
         "dynamic_packet requires: constraints, expected_output, identifiers, objective, role, stage, workflow");
@@ -98,7 +95,7 @@ TEST_CASE("the dynamic packet is canonical Python JSON", "[cm]") {
 // any size; they used to be sent as a float repr (1.8446744073709552e+19).
 TEST_CASE("integers past 2^64-1 keep their digits in the dynamic packet", "[cm]") {
   // Written as text: with_dynamic() goes through nlohmann, which would turn them into doubles.
-  std::string packet = kPacket;
+  std::string packet = kRolePacket;
   const std::string context = R"("context":{"n":18446744073709551617,"m":-99999999999999999999999,"k":1.5e19},)";
   packet.insert(packet.find("\"dynamic_packet\":{") + 18, context);
   const RoleMessages m = role_messages(parse_strict(packet, "stdin"), "cm-prd", "design_generation", "planner");

@@ -35,14 +35,14 @@ namespace {
 const std::string kKey = "sk-endpoint-secret-4f1c9a";
 const std::string kBody = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stream":false})";
 
-const strata::testing::TestCertificates& certificates() { return strata::testing::shared_test_certificates(); }
+using strata::testing::shared_test_certificates;
 
 // Fast retries so the tests stay quick; Retry-After values from the server are honoured.
 EndpointSettings settings_for(const std::string& base_url) {
   EndpointSettings s;
   s.base_url = base_url;
   s.api_key = kKey;
-  s.ca_file = certificates().ca_file;
+  s.ca_file = shared_test_certificates().ca_file;
   s.deadline = 20s;
   s.initial_backoff = 10ms;
   s.max_backoff = 50ms;
@@ -84,7 +84,7 @@ bool mentions_key(const EndpointResult& r) {
 }  // namespace
 
 TEST_CASE("endpoint: sequential calls reuse one keep-alive connection", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   asio::io_context io(1);
   EndpointClient client(settings_for(server.url()));
   for (int i = 0; i < 10; ++i) {
@@ -107,7 +107,7 @@ TEST_CASE("endpoint: sequential calls reuse one keep-alive connection", "[net][e
 }
 
 TEST_CASE("endpoint: 64 callers never have more requests in flight than the limit", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("delay:20");  // answers take a while, so requests overlap at the server
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
@@ -125,7 +125,7 @@ TEST_CASE("endpoint: 64 callers never have more requests in flight than the limi
 
 TEST_CASE("endpoint: 429 on every third request, with and without Retry-After: every call completes",
           "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("throttle:429,delay:10");
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
@@ -146,7 +146,7 @@ TEST_CASE("endpoint: 429 on every third request, with and without Retry-After: e
 }
 
 TEST_CASE("endpoint: the concurrency limit halves on 429 and grows back by one per success", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("throttle:429:0");  // request 3 gets 429 with Retry-After: 0
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
@@ -170,7 +170,7 @@ TEST_CASE("endpoint: the concurrency limit halves on 429 and grows back by one p
 TEST_CASE("endpoint: 503 with Retry-After in seconds or as an HTTP date is waited out", "[net][endpoint]") {
   for (const std::string fault : {"throttle:503:1", "throttle:503:date"}) {
     INFO(fault);
-    TestHttpsServer server(certificates());
+    TestHttpsServer server(shared_test_certificates());
     server.set_fault(fault);
     asio::io_context io(1);
     EndpointClient client(settings_for(server.url()));
@@ -184,7 +184,7 @@ TEST_CASE("endpoint: 503 with Retry-After in seconds or as an HTTP date is waite
 }
 
 TEST_CASE("endpoint: rate-limit retries are bounded", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("status:429");  // every request, no Retry-After: backoff
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
@@ -201,7 +201,7 @@ TEST_CASE("endpoint: rate-limit retries are bounded", "[net][endpoint]") {
 }
 
 TEST_CASE("endpoint: transport retries are bounded; 0 means one attempt", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("reset");
   for (const int retries : {3, 0}) {
     INFO(retries);
@@ -238,7 +238,7 @@ TEST_CASE("endpoint: transport retries are bounded; 0 means one attempt", "[net]
 TEST_CASE("endpoint: a reused connection the server closed is replayed once, not counted as a retry",
           "[net][endpoint]") {
   SECTION("the server resets the second request on a connection") {
-    TestHttpsServer server(certificates());
+    TestHttpsServer server(shared_test_certificates());
     server.set_fault("reset-reused");
     asio::io_context io(1);
     EndpointSettings settings = settings_for(server.url());
@@ -254,7 +254,7 @@ TEST_CASE("endpoint: a reused connection the server closed is replayed once, not
     CHECK(server.connections() == 2);
   }
   SECTION("the server closes idle connections without notice") {
-    TestHttpsServer server(certificates());
+    TestHttpsServer server(shared_test_certificates());
     server.set_fault("drop-idle");
     asio::io_context io(1);
     EndpointSettings settings = settings_for(server.url());
@@ -274,7 +274,7 @@ TEST_CASE("endpoint: a reused connection the server closed is replayed once, not
 }
 
 TEST_CASE("endpoint: the deadline holds with slow headers", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("slow-headers");  // headers after 3 s
   SECTION("one total deadline") {
     asio::io_context io(1);
@@ -319,7 +319,7 @@ TEST_CASE("endpoint: the deadline holds with slow headers", "[net][endpoint]") {
 
 TEST_CASE("endpoint: a cancelled call gives its slot back", "[net][endpoint]") {
   using namespace boost::asio::experimental::awaitable_operators;
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("slow-headers");
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
@@ -350,7 +350,7 @@ TEST_CASE("endpoint: a cancelled call gives its slot back", "[net][endpoint]") {
 }
 
 TEST_CASE("endpoint: a non-2xx status other than 429/503 comes back as is", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   asio::io_context io(1);
   EndpointClient client(settings_for(server.url()));
   for (const int status : {400, 401, 500, 502}) {
@@ -374,7 +374,7 @@ TEST_CASE("endpoint: a non-2xx status other than 429/503 comes back as is", "[ne
 TEST_CASE("endpoint: the API key appears in no result, detail or error", "[net][endpoint]") {
   std::vector<EndpointResult> results;
   {
-    TestHttpsServer server(certificates());
+    TestHttpsServer server(shared_test_certificates());
     asio::io_context io(1);
     EndpointSettings settings = settings_for(server.url());
     settings.deadline = 2s;
@@ -390,7 +390,7 @@ TEST_CASE("endpoint: the API key appears in no result, detail or error", "[net][
     CHECK(server.last_request().find(kKey) != std::string::npos);  // the key was sent, in its header
   }
   {
-    TestHttpsServer wrong(certificates(), TestHttpsServer::Identity::wrong_host);
+    TestHttpsServer wrong(shared_test_certificates(), TestHttpsServer::Identity::wrong_host);
     asio::io_context io(1);
     EndpointClient client(settings_for(wrong.url("localhost")));
     results.push_back(call_once(io, client));
@@ -431,7 +431,7 @@ TEST_CASE("endpoint: the API key appears in no result, detail or error", "[net][
 }
 
 TEST_CASE("endpoint: a plain HTTP loopback endpoint works", "[net][endpoint]") {
-  TestHttpsServer server(certificates(), TestHttpsServer::Identity::plain_http);
+  TestHttpsServer server(shared_test_certificates(), TestHttpsServer::Identity::plain_http);
   asio::io_context io(1);
   EndpointClient client(settings_for(server.url()));
   for (int i = 0; i < 3; ++i) CHECK(call_once(io, client).ok());
@@ -439,7 +439,7 @@ TEST_CASE("endpoint: a plain HTTP loopback endpoint works", "[net][endpoint]") {
 }
 
 TEST_CASE("endpoint: requests per minute space the calls out", "[net][endpoint]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   asio::io_context io(1);
   EndpointSettings settings = settings_for(server.url());
   settings.requests_per_minute = 6000;  // one every 10 ms

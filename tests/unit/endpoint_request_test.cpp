@@ -15,17 +15,15 @@ using namespace strata::model;
 using strata::test::fixture;
 using strata::test::message_of;
 
+using strata::test::fixture_suite;
+
 namespace {
 
-const Json& suite() {
-  static const Json s = parse_artifact(ArtifactKind::task_suite, fixture("task-suite-v1.json"));
-  return s;
-}
 
 // The compact study request of one execution of the fixture suite.
 std::string request_for(const std::string& task_id, const std::string& scenario, double replicate) {
   const Json* task = nullptr;
-  for (const auto& t : suite()["tasks"])
+  for (const auto& t : fixture_suite()["tasks"])
     if (t["id"] == task_id) task = &t;
   REQUIRE(task != nullptr);
   Json cell = {{"taskId", task_id},   {"repositoryId", (*task)["repositoryId"]}, {"category", (*task)["category"]},

@@ -1,12 +1,24 @@
 #include "fixture.hpp"
 
 #include "strata/error.hpp"
+#include "strata/model/artifact.hpp"
 #include "strata/model/json_document.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::test {
 
 std::string fixture_path(const std::string& name) { return std::string(STRATA_FIXTURES) + "/" + name; }
+
+const model::Json& fixture_suite() {
+  static const model::Json suite = model::parse_artifact(model::ArtifactKind::task_suite, fixture("task-suite-v1.json"));
+  return suite;
+}
+
+const char* const kRolePacket =
+    R"({"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety boundary","workflow":"cm-prd design generation",
+  "project_rules":"stay inside the approved requirement","role":"planner","output_schema":"return the compact plan only"},
+  "dynamic_packet":{"workflow":"cm-prd","stage":"design_generation","role":"planner","objective":"DO_NOT_LOG_DYNAMIC create one plan",
+  "identifiers":{"feature":"1.fixture"},"constraints":["no implementation"],"expected_output":"plan"}})";
 
 model::Json fixture(const std::string& name) { return store::read_json_file(fixture_path(name)); }
 

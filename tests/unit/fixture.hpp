@@ -16,6 +16,13 @@ std::string error_of(const std::function<void()>& operation);
 // The same without the location: just the message.
 std::string message_of(const std::function<void()>& operation);
 
+// The fixture task suite, parsed once.
+const model::Json& fixture_suite();
+
+// A valid CM role packet (planner, cm-prd design_generation) whose stable and dynamic parts
+// carry DO_NOT_LOG_* markers, for the tests that check nothing of it is logged.
+extern const char* const kRolePacket;
+
 // The payload of a sealed artifact (seal members removed), for re-sealing edited copies.
 model::Json payload_of(model::Json sealed);
 

@@ -23,7 +23,7 @@ using strata::testing::TestHttpsServer;
 
 namespace {
 
-const strata::testing::TestCertificates& certificates() { return strata::testing::shared_test_certificates(); }
+using strata::testing::shared_test_certificates;
 
 HttpResponse send(HttpsClient& client, HttpRequest request) {
   asio::io_context io(1);
@@ -44,8 +44,8 @@ HttpRequest post(const std::string& url) {
 }  // namespace
 
 TEST_CASE("a verified HTTPS POST reaches the server once", "[net][https]") {
-  TestHttpsServer server(certificates());
-  HttpsClient client(certificates().ca_file);
+  TestHttpsServer server(shared_test_certificates());
+  HttpsClient client(shared_test_certificates().ca_file);
   for (const std::string host : {"127.0.0.1", "localhost"}) {
     INFO(host);
     const HttpResponse r = send(client, post(server.url(host)));
@@ -59,9 +59,9 @@ TEST_CASE("a verified HTTPS POST reaches the server once", "[net][https]") {
 }
 
 TEST_CASE("a 3xx is returned as a status and never followed", "[net][https]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   server.set_fault("redirect");
-  HttpsClient client(certificates().ca_file);
+  HttpsClient client(shared_test_certificates().ca_file);
   const HttpResponse r = send(client, post(server.url()));
   REQUIRE(r.ok());
   CHECK(r.status == 302);
@@ -70,8 +70,8 @@ TEST_CASE("a 3xx is returned as a status and never followed", "[net][https]") {
 }
 
 TEST_CASE("limits and faults fail closed", "[net][https]") {
-  TestHttpsServer server(certificates());
-  HttpsClient client(certificates().ca_file);
+  TestHttpsServer server(shared_test_certificates());
+  HttpsClient client(shared_test_certificates().ca_file);
   server.set_fault("huge");
   CHECK(send(client, post(server.url())).failure == HttpFailure::body_too_large);
   server.set_fault("status:503");
@@ -94,27 +94,27 @@ TEST_CASE("limits and faults fail closed", "[net][https]") {
 }
 
 TEST_CASE("certificate problems are refused", "[net][https]") {
-  HttpsClient client(certificates().ca_file);
-  TestHttpsServer wrong(certificates(), TestHttpsServer::Identity::wrong_host);
+  HttpsClient client(shared_test_certificates().ca_file);
+  TestHttpsServer wrong(shared_test_certificates(), TestHttpsServer::Identity::wrong_host);
   HttpResponse r = send(client, post(wrong.url("localhost")));
   CHECK(r.failure == HttpFailure::tls);
   CHECK(r.detail.find("hostname mismatch") != std::string::npos);
   CHECK(wrong.requests() == 0);
-  TestHttpsServer untrusted(certificates(), TestHttpsServer::Identity::untrusted);
+  TestHttpsServer untrusted(shared_test_certificates(), TestHttpsServer::Identity::untrusted);
   r = send(client, post(untrusted.url()));
   CHECK(r.failure == HttpFailure::tls);
   CHECK(untrusted.requests() == 0);
   // Without the test CA the system store does not trust the test server either.
   HttpsClient system_store;
-  TestHttpsServer good(certificates());
+  TestHttpsServer good(shared_test_certificates());
   CHECK(send(system_store, post(good.url())).failure == HttpFailure::tls);
 }
 
 TEST_CASE("plain HTTP only to loopback", "[net][https]") {
-  HttpsClient client(certificates().ca_file);
+  HttpsClient client(shared_test_certificates().ca_file);
   HttpResponse r = send(client, post("http://example.invalid/v1"));
   CHECK(r.failure == HttpFailure::invalid_url);
-  TestHttpsServer plain(certificates(), TestHttpsServer::Identity::plain_http);
+  TestHttpsServer plain(shared_test_certificates(), TestHttpsServer::Identity::plain_http);
   r = send(client, post(plain.url()));
   REQUIRE(r.ok());
   CHECK(r.status == 200);
@@ -126,8 +126,8 @@ TEST_CASE("proxy variables are never read; SSL_CERT_FILE is", "[net][https]") {
   const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy.local_endpoint().port());
   for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"})
     ::setenv(name, proxy_url.c_str(), 1);
-  ::setenv("SSL_CERT_FILE", certificates().ca_file.c_str(), 1);
-  TestHttpsServer server(certificates());
+  ::setenv("SSL_CERT_FILE", shared_test_certificates().ca_file.c_str(), 1);
+  TestHttpsServer server(shared_test_certificates());
   HttpsClient system_store;  // reads SSL_CERT_FILE now
   const HttpResponse r = send(system_store, post(server.url("localhost")));
   for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "SSL_CERT_FILE"})

@@ -14,12 +14,9 @@ using strata::testing::TestHttpsServer;
 
 namespace {
 
-const strata::testing::TestCertificates& certificates() { return strata::testing::shared_test_certificates(); }
+using strata::testing::shared_test_certificates;
 
-const std::string kPacket = R"({"stable_prefix":{"safety":"DO_NOT_LOG_STABLE safety boundary","workflow":"cm-prd design generation",
-  "project_rules":"stay inside the approved requirement","role":"planner","output_schema":"return the compact plan only"},
-  "dynamic_packet":{"workflow":"cm-prd","stage":"design_generation","role":"planner","objective":"DO_NOT_LOG_DYNAMIC create one plan",
-  "identifiers":{"feature":"1.fixture"},"constraints":["no implementation"],"expected_output":"plan"}})";
+using strata::test::kRolePacket;
 
 // An in-memory event log with the claim rules of usage-boundary §2.8.
 struct FakeLog {
@@ -46,7 +43,7 @@ struct FakeLog {
 struct Call {
   CallOptions options;
   std::map<std::string, std::string> env;
-  std::string stdin_text = kPacket;
+  std::string stdin_text = kRolePacket;
   FakeLog log;
   std::string out;
   bool stdout_broken = false;
@@ -75,7 +72,7 @@ struct Call {
           out += text;
           return true;
         },
-        certificates().ca_file);
+        shared_test_certificates().ca_file);
   }
 };
 
@@ -90,7 +87,7 @@ Json usage_event(const FakeLog& log) { return Json::parse(log.writes.back().data
 }  // namespace
 
 TEST_CASE("usage-boundary 4.1: rejections send nothing and claim nothing", "[call]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   auto rejected = [&](Call& c, const std::string& message) {
     const CallOutcome o = c.run();
     INFO(joined(o));
@@ -141,7 +138,7 @@ TEST_CASE("usage-boundary 4.1: rejections send nothing and claim nothing", "[cal
 }
 
 TEST_CASE("usage-boundary 32-33: a successful call", "[call]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   Call c(server.url());
   c.env["CM_OPENAI_COMPATIBLE_ENABLED"] = "TRUE";
   const CallOutcome o = c.run();
@@ -173,7 +170,7 @@ TEST_CASE("usage-boundary 32-33: a successful call", "[call]") {
 }
 
 TEST_CASE("usage-boundary 35, 47-49: claim rejections", "[call]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   Call first(server.url());
   REQUIRE(first.run().exit_code == 0);
   Call twin(server.url());
@@ -189,7 +186,7 @@ TEST_CASE("usage-boundary 35, 47-49: claim rejections", "[call]") {
 }
 
 TEST_CASE("usage-boundary 36-44, 50-54: failures and exit codes", "[call]") {
-  TestHttpsServer server(certificates());
+  TestHttpsServer server(shared_test_certificates());
   auto with_fault = [&](const std::string& fault) {
     server.set_fault(fault);
     Call c(server.url());

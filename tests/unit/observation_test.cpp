@@ -17,6 +17,8 @@ using strata::test::fixture;
 
 using strata::test::message_of;
 
+using strata::test::fixture_suite;
+
 namespace {
 
 const Json& plan() {
@@ -24,10 +26,6 @@ const Json& plan() {
   return p;
 }
 
-const Json& suite() {
-  static const Json s = parse_artifact(ArtifactKind::task_suite, fixture("task-suite-v1.json"));
-  return s;
-}
 
 // The default execution of spec §6: consumer-01-discovery / repository-only / low-cost / 0 / variant-a.
 Json recorded() {
@@ -185,7 +183,7 @@ TEST_CASE("spec 6 cases 46, 47, 50: upsert and the plan-hash guard", "[observati
 }
 
 TEST_CASE("spec 6 cases 52-54: the deterministic rubric on a run's observation", "[observation]") {
-  const Json& task = *find_task(suite(), "consumer-01-discovery");
+  const Json& task = *find_task(fixture_suite(), "consumer-01-discovery");
   auto judged = [&](const std::string& evidence, const std::string& measurements) {
     const Json o = build_observation(
         inputs(), printed(R"({"taskOutcome":"success","evidenceIds":)" + evidence +

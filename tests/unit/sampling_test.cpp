@@ -11,12 +11,10 @@
 
 using namespace strata::model;
 
+using strata::test::fixture_suite;
+
 namespace {
 
-const Json& suite() {
-  static const Json s = parse_artifact(ArtifactKind::task_suite, strata::test::fixture("task-suite-v1.json"));
-  return s;
-}
 
 std::string cell_text(const Json& c) {
   return c["taskId"].get<std::string>() + "/" + c["repositoryId"].get<std::string>() + "/" +
@@ -27,7 +25,7 @@ std::string cell_text(const Json& c) {
 
 std::string error_of(const Json& sampling) {
   try {
-    select_executions(suite(), sampling);
+    select_executions(fixture_suite(), sampling);
   } catch (const strata::Error& e) {
     return e.what();
   }
@@ -37,7 +35,7 @@ std::string error_of(const Json& sampling) {
 }  // namespace
 
 TEST_CASE("spec 6 cases 12-14: the full matrix of the real suite", "[sampling]") {
-  const auto matrix = full_matrix(suite());
+  const auto matrix = full_matrix(fixture_suite());
   REQUIRE(matrix.size() == 288);
   CHECK(cell_text(matrix[0]) ==
         "consumer-02-documentation/consumer-02/documentation/deterministic-doc-bridge/low-cost-model/1/variant-b");
@@ -50,7 +48,7 @@ TEST_CASE("spec 6 cases 12-14: the full matrix of the real suite", "[sampling]")
   // Cells are in the §1.5 member order.
   CHECK(compact_json(matrix[1]) ==
         R"({"taskId":"consumer-01-architecture","repositoryId":"consumer-01","category":"architecture","scenarioId":"registry-assisted","modelId":"reference-model","replicate":0,"variantId":"variant-a"})");
-  CHECK(full_matrix(suite()) == matrix);
+  CHECK(full_matrix(fixture_suite()) == matrix);
   std::map<std::string, std::map<std::string, int>> variants;
   for (const auto& cell : matrix) ++variants[cell["taskId"].get<std::string>()][cell["variantId"].get<std::string>()];
   CHECK(variants.size() == 24);
@@ -63,9 +61,9 @@ TEST_CASE("spec 6 cases 12-14: the full matrix of the real suite", "[sampling]")
 
 TEST_CASE("spec 6 case 15: balanced sample of 24", "[sampling]") {
   const Json sampling = {{"strategy", "balanced-task-strata"}, {"sampleSize", 24}};
-  const auto sample = select_executions(suite(), sampling);
+  const auto sample = select_executions(fixture_suite(), sampling);
   REQUIRE(sample.size() == 24);
-  for (std::size_t i = 0; i < 24; ++i) CHECK(sample[i]["taskId"] == suite()["tasks"][i]["id"]);
+  for (std::size_t i = 0; i < 24; ++i) CHECK(sample[i]["taskId"] == fixture_suite()["tasks"][i]["id"]);
   std::map<std::string, int> strata;
   for (const auto& cell : sample) ++strata[cell["modelId"].get<std::string>() + "/" + cell["scenarioId"].get<std::string>()];
   CHECK(strata.size() == 6);
@@ -94,7 +92,7 @@ TEST_CASE("spec 6 cases 16-18: sample size errors", "[sampling]") {
 TEST_CASE("spec 6 cases 19-20: pairwise samples", "[sampling]") {
   const Json pair = {"repository-only", "deterministic-doc-bridge"};
   const Json sampling96 = {{"strategy", "pairwise-task-strata"}, {"sampleSize", 96}, {"scenarioIds", pair}};
-  const auto sample = select_executions(suite(), sampling96);
+  const auto sample = select_executions(fixture_suite(), sampling96);
   REQUIRE(sample.size() == 96);
   std::map<std::string, std::set<std::string>> per_task;
   for (const auto& cell : sample) {
@@ -108,7 +106,7 @@ TEST_CASE("spec 6 cases 19-20: pairwise samples", "[sampling]") {
 
   const Json sampling16 = {{"strategy", "pairwise-task-strata"}, {"sampleSize", 16}, {"scenarioIds", pair}};
   std::set<std::string> chosen;
-  for (const auto& cell : select_executions(suite(), sampling16)) chosen.insert(cell["taskId"].get<std::string>());
+  for (const auto& cell : select_executions(fixture_suite(), sampling16)) chosen.insert(cell["taskId"].get<std::string>());
   CHECK(chosen == std::set<std::string>{"consumer-06-implementation", "consumer-02-implementation",
                                         "consumer-03-architecture", "consumer-03-documentation"});
 }

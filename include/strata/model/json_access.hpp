@@ -1,10 +1,14 @@
 #pragma once
 // Small read helpers over Json values that several model files share.
 #include <optional>
+#include <string>
 
 #include "strata/model/json.hpp"
 
 namespace strata::model {
+
+// A value known (validated) to be a string, by reference.
+inline const std::string& str(const Json& v) { return v.get_ref<const std::string&>(); }
 
 // object[key] as a double when present.
 inline std::optional<double> number_member(const Json& object, const char* key) {

@@ -2,6 +2,9 @@
 // An owned POSIX file descriptor: closed on every path.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <utility>
 
 namespace strata::store {
@@ -21,5 +24,8 @@ class FileDescriptor {
  private:
   int fd_;
 };
+
+// The system's text for errno, read right after the failed call on a descriptor.
+inline std::string errno_text() { return std::strerror(errno); }
 
 }  // namespace strata::store
