@@ -2,14 +2,19 @@
 # Installs every Debian package Strata needs to build, test and benchmark.
 # Idempotent: apt-get skips what is already installed. Never installs an
 # unversioned libboost-*-dev or libasio-dev: they conflict with libboost1.81-dev.
+#   scripts/setup.sh          the build and the tests
+#   scripts/setup.sh --fuzz   clang 14 with libFuzzer, for scripts/fuzz.sh
 set -euo pipefail
 
 packages=(
-  build-essential cmake g++ pkg-config
+  build-essential cmake ninja-build g++ pkg-config
   libboost1.81-dev libssl-dev openssl nlohmann-json3-dev libspdlog-dev
   catch2 libcli11-dev
   python3 python3-jsonschema nodejs curl util-linux procps
 )
+if [ "${1:-}" = --fuzz ]; then
+  packages=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
