@@ -5,33 +5,43 @@
 #
 #   scripts/fuzz.sh [seconds-per-target=60] [build-dir=build-fuzz]
 #
+# A long campaign: scripts/fuzz.sh 600 (ten minutes a target). scripts/test.sh runs it with 20 s.
+# STRATA_FUZZ_JOBS=N fuzzes N targets at once (default 1; each fuzzer takes one core).
+# STRATA_FUZZ_STEP=build or run does only that half (scripts/test.sh overlaps them with other
+# stages); the default does both.
+#
 # Prints a table (target, runs, coverage, features, result) and exits 1 if any target
 # crashed (or broke an invariant, leaked, timed out or ran out of memory) or any regression
 # input still fails, naming the reproducer. The repository is not modified: the corpora are
 # copied to a temporary directory; reproducers go to <build-dir>/fuzz-artifacts/<target>/.
-# Needs clang 14 with libFuzzer (Debian: clang, libclang-rt-14-dev); builds with -j2.
+# Needs clang 14 with libFuzzer (Debian: clang, libclang-rt-14-dev; installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-60}
 BUILD=${2:-build-fuzz}
-JOBS=${STRATA_FUZZ_JOBS:-2}
+PARALLEL=${STRATA_FUZZ_JOBS:-1}
+STEP=${STRATA_FUZZ_STEP:-all}
 case "$SECONDS_PER_TARGET" in '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [seconds-per-target] [build-dir]" >&2; exit 2 ;; esac
+case "$PARALLEL" in '' | 0 | *[!0-9]*) echo "fuzz.sh: STRATA_FUZZ_JOBS must be a positive number" >&2; exit 2 ;; esac
+case "$STEP" in all | build | run) ;; *) echo "fuzz.sh: STRATA_FUZZ_STEP must be all, build or run" >&2; exit 2 ;; esac
 
 started=$(date +%s)
-# Self-sufficient on a fresh Debian machine: the project's packages, then clang with libFuzzer.
-if ! command -v clang++ >/dev/null || [ ! -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
-  bash scripts/setup.sh
-  ${SUDO:-$( [ "$(id -u)" = 0 ] || echo sudo )} apt-get install -y --no-install-recommends clang libclang-rt-14-dev >/dev/null
+built=$started
+if [ "$STEP" != run ]; then
+  # Self-sufficient on a fresh Debian machine: the project's packages, then clang with libFuzzer.
+  if ! command -v clang++ >/dev/null || [ ! -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
+    bash scripts/setup.sh
+    bash scripts/setup.sh --fuzz >/dev/null
+  fi
+  for tool in clang clang++ cmake; do
+    command -v "$tool" >/dev/null || { echo "fuzz.sh: $tool not found (Debian packages: clang cmake)" >&2; exit 2; }
+  done
+  echo "== configure and build $BUILD (clang, -fsanitize=fuzzer-no-link,address,undefined)"
+  CC=clang CXX=clang++ BUILD_TARGETS=strata_fuzzers bash scripts/build.sh "$BUILD" -DSTRATA_FUZZ=ON -DSTRATA_TESTS=OFF
+  built=$(date +%s)
+  echo "== build took $((built - started)) s"
+  [ "$STEP" = build ] && exit 0
 fi
-for tool in clang clang++ cmake; do
-  command -v "$tool" >/dev/null || { echo "fuzz.sh: $tool not found (Debian packages: clang cmake)" >&2; exit 2; }
-done
-
-echo "== configure and build $BUILD (clang, -fsanitize=fuzzer-no-link,address,undefined)"
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DSTRATA_FUZZ=ON -DSTRATA_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" --target strata_fuzzers -j"$JOBS"
-built=$(date +%s)
-echo "== build took $((built - started)) s"
 
 TARGETS=()
 for source in fuzz/fuzz_*.cpp; do
@@ -54,12 +64,14 @@ ARTIFACTS="$BUILD/fuzz-artifacts"
 LOGS="$BUILD/fuzz-logs"
 mkdir -p "$ARTIFACTS" "$LOGS"
 
-failed=0
-ROWS=()
-FAILURES=()
-for target in "${TARGETS[@]}"; do
+# fuzz_target <target>: its regression inputs, then its fuzzing; writes its table row to
+# $RUN/rows/<target> and each failure as a line of $RUN/failures/<target>.
+mkdir -p "$RUN/rows" "$RUN/failures"
+fuzz_target() {
+  local target=$1 binary regression_result total bad input log corpus dictionary status runs last cov ft reproducer result
+  local failures="$RUN/failures/$target"
   binary="$BUILD/fuzz/fuzz_$target"
-  [ -x "$binary" ] || { echo "fuzz.sh: $binary was not built" >&2; exit 2; }
+  [ -x "$binary" ] || { echo "fuzz.sh: $binary was not built" >&2; echo "$target: not built" >>"$failures"; return; }
 
   mkdir -p "$ARTIFACTS/$target"
   # 1. The saved regression inputs, each run once.
@@ -72,11 +84,10 @@ for target in "${TARGETS[@]}"; do
       if ! "$binary" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$ARTIFACTS/$target/regression-" "$input" \
         >"$log" 2>&1; then
         bad=$((bad + 1))
-        FAILURES+=("$target: regression input $input still fails (log: $log)")
+        echo "$target: regression input $input still fails (log: $log)" >>"$failures"
       fi
     done
     regression_result="$((total - bad))/$total"
-    [ "$bad" -eq 0 ] || failed=1
   fi
 
   # 2. Fuzzing from a copy of the seed corpus.
@@ -101,7 +112,6 @@ for target in "${TARGETS[@]}"; do
   if [ "$status" -eq 0 ]; then
     result=ok
   else
-    failed=1
     if grep -q 'ERROR: libFuzzer: timeout' "$log"; then result=timeout
     elif grep -q 'ERROR: libFuzzer: out-of-memory' "$log"; then result=oom
     elif grep -q 'ERROR: LeakSanitizer' "$log"; then result=leak
@@ -110,21 +120,30 @@ for target in "${TARGETS[@]}"; do
     elif [ "$status" -ge 124 ] && [ -z "$reproducer" ]; then result="killed($status)"
     else result=crash
     fi
-    FAILURES+=("$target: $result, reproducer ${reproducer:-(none)}, log $log")
+    echo "$target: $result, reproducer ${reproducer:-(none)}, log $log" >>"$failures"
   fi
-  ROWS+=("$(printf '%-22s %12s %7s %8s %-12s %s' "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$regression_result" "$result")")
+  printf '%-22s %12s %7s %8s %-12s %s\n' "$target" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$regression_result" "$result" \
+    >"$RUN/rows/$target"
+}
+
+# $PARALLEL targets at a time.
+for target in "${TARGETS[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n || true; done
+  fuzz_target "$target" &
 done
+wait
 
 finished=$(date +%s)
 echo
 printf '%-22s %12s %7s %8s %-12s %s\n' target runs cov ft regressions result
-for row in "${ROWS[@]}"; do echo "$row"; done
+for target in "${TARGETS[@]}"; do cat "$RUN/rows/$target" 2>/dev/null || echo "$target: no result"; done
 echo
 echo "build $((built - started)) s, fuzzing $((finished - built)) s, total $((finished - started)) s" \
-  "(${SECONDS_PER_TARGET} s per target, ${#TARGETS[@]} targets)"
-if [ "$failed" -ne 0 ]; then
+  "(${SECONDS_PER_TARGET} s per target, ${#TARGETS[@]} targets, $PARALLEL at a time)"
+if [ -n "$(cat "$RUN"/failures/* 2>/dev/null)" ] || [ "$(ls "$RUN/rows" | wc -l)" -ne ${#TARGETS[@]} ]; then
   echo
-  for line in "${FAILURES[@]}"; do echo "FAILED $line"; done
+  cat "$RUN"/failures/* 2>/dev/null | sed 's/^/FAILED /'
+  [ "$(ls "$RUN/rows" | wc -l)" -eq ${#TARGETS[@]} ] || echo "FAILED: a target gave no result"
   echo "Reproduce: $BUILD/fuzz/fuzz_<target> <reproducer>" >&2
   exit 1
 fi

@@ -1,22 +1,137 @@
 #!/usr/bin/env bash
-# README command 2 (and what .ci/run calls): set up, build, run every test; then build
-# with AddressSanitizer + UndefinedBehaviorSanitizer and run every test again; then the engine
-# tests (event loop, spawn threads, fsync thread) under ThreadSanitizer; then fuzz
-# every parser of outside input for a bounded time (STRATA_FUZZ_SECONDS per target, default
-# 60, after its saved regression inputs; scripts/fuzz.sh installs clang itself).
+# README command 2 (and what .ci/run calls): set up, build and run every test stage.
+#
+#   scripts/test.sh                      every stage (the default)
+#   scripts/test.sh --stage asan [...]   only the named stage(s); --list names them
+#
+# Stages (docs/TESTING.md has what each covers and its time on a fresh clone):
+#   release  the optimised build (build/), every ctest entry: unit cases and CLI tests
+#   asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
+#   tsan     the engine tests (event loop, spawn threads, fsync thread) under ThreadSanitizer
+#   fuzz     every fuzz target's saved regression inputs, then STRATA_FUZZ_SECONDS (default 20)
+#            of fuzzing per target (scripts/fuzz.sh; a long campaign: scripts/fuzz.sh <seconds>)
+#
+# Each stage is a build, then a run. Builds take both cores, so they go one after another; a
+# stage's run starts as soon as its build is done and overlaps the next build (runs also go one
+# at a time, `ctest -j2`). Output goes to test-logs/<stage>-{build,run}.log; a line per step is
+# printed, and the log of a failed step is printed in full at the end. Every stage runs even
+# when an earlier one failed; the exit status is 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+ALL_STAGES=(release asan tsan fuzz)
+STAGES=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --stage)
+      [ $# -ge 2 ] || { echo "test.sh: --stage needs a name (${ALL_STAGES[*]})" >&2; exit 1; }
+      case " ${ALL_STAGES[*]} " in *" $2 "*) STAGES+=("$2") ;; *)
+        echo "test.sh: unknown stage '$2' (stages: ${ALL_STAGES[*]})" >&2; exit 1 ;; esac
+      shift 2 ;;
+    --list) printf '%s\n' "${ALL_STAGES[@]}"; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 1 ;;
+  esac
+done
+[ ${#STAGES[@]} -gt 0 ] || STAGES=("${ALL_STAGES[@]}")
+FUZZ_SECONDS=${STRATA_FUZZ_SECONDS:-20}
+JOBS=${STRATA_TEST_JOBS:-2}
+
+started=$(date +%s)
+elapsed() { local s=$(($(date +%s) - started)); printf '%02d:%02d' $((s / 60)) $((s % 60)); }
+say() { echo "[$(elapsed)] $*"; }
+
+LOGS=test-logs
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/strata-test-state.XXXXXX")
+trap 'rm -rf "$STATE"' EXIT
+
+say "setup"
 bash scripts/setup.sh
+case " ${STAGES[*]} " in *" fuzz "*) bash scripts/setup.sh --fuzz ;; esac
 
-bash scripts/build.sh build
-ctest --test-dir build --output-on-failure
+# --- what each stage builds and runs -----------------------------------------------------------
+build_release() { bash scripts/build.sh build; }
+run_release() { ctest --test-dir build -j"$JOBS" --output-on-failure; }
 
-bash scripts/build.sh build-sanitize -DSTRATA_SANITIZE=ON
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-sanitize --output-on-failure
+build_asan() { bash scripts/build.sh build-sanitize -DSTRATA_SANITIZE=ON; }
+run_asan() {
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-sanitize -j"$JOBS" --output-on-failure
+}
 
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_TSAN=ON >/dev/null
-cmake --build build-tsan --target strata_engine_tests -j"$(nproc)"
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/strata_engine_tests
+build_tsan() { BUILD_TARGETS=strata_engine_tests bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON; }
+run_tsan() { TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/strata_engine_tests; }
 
-bash scripts/fuzz.sh "${STRATA_FUZZ_SECONDS:-60}" build-fuzz
+build_fuzz() { STRATA_FUZZ_STEP=build bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
+run_fuzz() { STRATA_FUZZ_STEP=run STRATA_FUZZ_JOBS=$JOBS bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
+
+# step <stage> <build|run>: runs it into its log; records its time and result in $STATE.
+step() {
+  local stage=$1 what=$2 t0 status=0
+  t0=$(date +%s)
+  "${what}_${stage}" >"$LOGS/$stage-$what.log" 2>&1 || status=$?
+  echo "$(($(date +%s) - t0))" >"$STATE/$stage.$what.seconds"
+  if [ "$status" -eq 0 ]; then
+    touch "$STATE/$stage.$what.ok"
+    say "$stage: $what passed ($(cat "$STATE/$stage.$what.seconds") s)"
+  else
+    touch "$STATE/$stage.$what.failed"
+    say "$stage: $what FAILED (exit $status; $LOGS/$stage-$what.log)"
+  fi
+  touch "$STATE/$stage.$what.done"
+}
+
+# The build lane: one build at a time, in stage order.
+build_lane() {
+  local stage
+  for stage in "${STAGES[@]}"; do
+    say "$stage: build started"
+    step "$stage" build
+  done
+}
+
+# The run lane: each stage's run once its build is done (skipped when the build failed).
+run_lane() {
+  local stage
+  for stage in "${STAGES[@]}"; do
+    while [ ! -e "$STATE/$stage.build.done" ]; do sleep 1; done
+    if [ -e "$STATE/$stage.build.ok" ]; then
+      say "$stage: run started"
+      step "$stage" run
+    fi
+  done
+}
+
+build_lane &
+builds=$!
+run_lane &
+runs=$!
+wait "$builds" "$runs" || true
+
+# --- the summary ------------------------------------------------------------------------------------
+failed=()
+echo
+printf '%-8s %10s %10s  %s\n' stage build run result
+for stage in "${STAGES[@]}"; do
+  result=passed
+  for what in build run; do
+    if [ -e "$STATE/$stage.$what.failed" ]; then result="$what failed"; failed+=("$LOGS/$stage-$what.log"); fi
+  done
+  [ -e "$STATE/$stage.run.done" ] || [ "$result" != passed ] || { result="not run"; failed+=("$stage: not run"); }
+  printf '%-8s %9ss %9ss  %s\n' "$stage" "$(cat "$STATE/$stage.build.seconds" 2>/dev/null || echo -)" \
+    "$(cat "$STATE/$stage.run.seconds" 2>/dev/null || echo -)" "$result"
+done
+echo "total $(elapsed) (mm:ss)"
+if [ ${#failed[@]} -gt 0 ]; then
+  for log in "${failed[@]}"; do
+    [ -f "$log" ] || { echo "FAILED: $log" >&2; continue; }
+    echo
+    echo "===== $log ====="
+    cat "$log"
+  done
+  echo
+  echo "FAILED: ${failed[*]}" >&2
+  exit 1
+fi

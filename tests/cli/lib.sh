@@ -7,6 +7,15 @@ WORK=$(mktemp -d /tmp/strata-cli-test.XXXXXX)
 chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
+# python3 is the Debian interpreter scripts/setup.sh installs (with python3-jsonschema), called
+# directly: a version manager's shim found first on PATH (pyenv's starts several shells a call)
+# cost 0.1 s a call on a quiet machine and 3 s on a loaded one, and the tests make hundreds.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+  mkdir -p "$WORK/.python"
+  ln -s /usr/bin/python3 "$WORK/.python/python3"
+  PATH=$WORK/.python:$PATH
+fi
+
 # few_descriptors_strata <strata binary> <wrapper>: writes <wrapper>, which runs the binary under
 # ulimit -n 64 holding $INHERITED (default 0) more descriptors from its caller, descriptors the
 # binary's --jobs budget cannot see.
