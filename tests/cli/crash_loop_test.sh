@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Crash loops (issue "Reliability and security", item 2): `strata run` with process providers,
 # `strata run` with endpoint providers (the test HTTPS server, answering after 40 ms) and
-# `strata adjudicate` are each SIGKILLed at ITERATIONS random moments (default 50), re-run with
-# the same arguments after every kill. A random moment is uniform over the time a whole
-# uninterrupted run took (measured first), so kills land at start-up, mid-run, in the fold and
-# after the end alike; a run that finished before its kill closes an "epoch" (a run id, or an
-# adjudication output) and the next one starts; five epochs of a run share a ledger, so later
-# epochs exercise the in-place append of a run's block. Only real kills count towards ITERATIONS.
+# `strata adjudicate` are each SIGKILLed at ITERATIONS random points (default 50), re-run with
+# the same arguments after every kill. A kill point is drawn on the run's observed progress, not
+# on a clock (a clock measured once is wrong on a machine busier than when it was measured: most
+# kills then landed after the run had ended). A run is left to end by itself with probability
+# 1/3; else, with `remaining` executions (judgements) not yet recorded before the run, k is
+# uniform in 0..remaining and the driver, polling every 1 ms, SIGKILLs the run as soon as its
+# journal (<ledger>.journal; <output>.adjudication-journal) holds k complete lines more than at
+# launch. k = 0 kills in start-up (uniform 0..30 ms after launch, or at the first new line if
+# that comes first); k = remaining kills in the fold: 0..30 ms after the last line, or as soon as
+# the fold is seen to empty the journal if that comes first. So kills land at start-up, mid-run
+# and in the fold alike, however fast or busy the machine.
+# A run that ended before it was killed closes an "epoch" (a run id, or an adjudication output)
+# and the next one starts; five epochs of a run share a ledger, so later epochs exercise the
+# in-place append of a run's block. Only real kills count towards ITERATIONS.
 #
 # After every kill: the ledger (as readers see it, honouring an append undo record) and the
 # journal's complete lines hold each execution at most once; nothing recorded before the run is
@@ -22,9 +30,10 @@
 # its request and the run that made it: no run requests an execution recorded before it started.
 #
 # Usage: crash_loop_test.sh <strata> <strata-test-server> <fixtures dir> [iterations=50] [seed] [kinds]
-#   The seed (default: fresh, printed; or $STRATA_CRASH_SEED) fixes the kill moments (as shares
-#   of the measured run time) and the torn records; timing still varies, so a seed reproduces
-#   the schedule, not the exact interleaving. kinds: any of "process endpoint adjudicate".
+#   The seed (default: fresh, printed; or $STRATA_CRASH_SEED) fixes the kill points (whether a run
+#   is killed, where as a share of what remains to be recorded, the delays) and the torn records;
+#   timing still varies, so a seed reproduces the schedule, not the exact interleaving. kinds: any
+#   of "process endpoint adjudicate".
 set -u
 SOURCE_BINARY=$(realpath "$1")
 SERVER=$(realpath "$2")
@@ -214,17 +223,96 @@ def wait_for_orphans():
         time.sleep(0.01)
 
 
-def launch(args, env, delay, out, err):
-    """Runs strata; SIGKILLs it after `delay` s (None: never). Returns (killed, exit code)."""
+STARTUP = 0.03  # seconds: a start-up kill lands uniformly within this after launch, a fold kill after the last line
+# The share of runs left to end by itself, whatever remains to be recorded: about the share that
+# ended before their kill with the former clock-based schedule on an unstressed machine (23-26 of
+# 73-76 runs). Epochs close as often as before, and many close with executions still missing, which is
+# when a torn record can be in the journal and its drop must be reported ("drop(s) reported"). A
+# schedule ending a run by itself with probability 1/(remaining+2) closed most epochs with nothing
+# missing, so that check ran 0-5 times per kind instead of 6-13.
+END_BY_ITSELF = 1 / 3
+POLL = 0.001  # seconds between two looks at the journal of a run to be killed
+
+
+def kill_point(remaining):
+    """Where the next run is killed, with `remaining` records not made before it: (k, delay, last),
+    k uniform in 0..remaining, last: k is the last record (see launch); or None (probability
+    END_BY_ITSELF: no kill, the run ends by itself and closes its epoch). All three numbers are
+    drawn every time, so the seed fixes the same sequence of draws whatever the timing did."""
+    ends, share, delay = rng.random(), rng.random(), rng.uniform(0, STARTUP)
+    if ends < END_BY_ITSELF:
+        return None
+    k = min(int(share * (remaining + 1)), remaining)
+    return (k, delay, k == remaining)
+
+
+class JournalProgress:
+    """Counts the complete lines a run adds to its journal, reading only what is new since the
+    last look. Bytes after the last newline (a torn tail, a line being written) are not consumed,
+    so strata cutting a torn tail off at start-up is not a shrink. A shrink below what was counted
+    (or the file replaced or removed) is a fold emptying the journal: counting restarts at 0, from
+    a base of 0, and `folded` is set."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.lines, self.base, self.inode, self.folded = path, 0, 0, 0, None, False
+        self.poll()
+        self.base = self.lines  # what was there before the run
+
+    def poll(self):
+        """The complete lines added since launch."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        if self.offset and (st is None or st.st_ino != self.inode or st.st_size < self.offset):
+            self.offset = self.lines = self.base = 0
+            self.folded = True
+        if st is not None:
+            self.inode = st.st_ino
+            if st.st_size > self.offset:
+                try:
+                    with open(self.path, "rb") as f:
+                        f.seek(self.offset)
+                        data = f.read(st.st_size - self.offset)
+                except FileNotFoundError:
+                    data = b""
+                end = data.rfind(b"\n") + 1
+                self.lines += data.count(b"\n", 0, end)
+                self.offset += end
+        return self.lines - self.base
+
+
+def launch(args, env, point, out, err, journal=None):
+    """Runs strata. point None: never killed. Else (k, delay, last): SIGKILLed as soon as
+    `journal` holds k complete lines more than at launch (polled every POLL s), or once a fold
+    has emptied it (the run is past its last line: a later kill point can no longer be reached).
+    k = 0: `delay` s after launch (start-up), or at the first new line if that comes sooner.
+    last (k is the run's last record): `delay` s after the k-th line, in the fold, or when the
+    fold is seen to empty the journal if that comes sooner. A run that ends first is simply not
+    killed. Returns (killed, exit code, where the kill landed)."""
+    watch = JournalProgress(journal) if point is not None else None  # the base: before strata starts
     with open(out, "wb") as o, open(err, "wb") as e:
         proc = subprocess.Popen([strata_path, *args], stdout=o, stderr=e, env=env)
-    if delay is not None:
-        try:
-            proc.wait(timeout=delay)  # returns at once when strata ends first
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
+    started = time.monotonic()
+    where = ""
+    if point is not None:
+        k, delay, last = point
+        reached = started if k == 0 else None  # when the k-th new line was seen
+        while proc.poll() is None and time.monotonic() - started < HANG:
+            added = watch.poll()
+            now = time.monotonic()
+            if reached is None and added >= k:
+                reached = now
+            if (k == 0 and added >= 1) or watch.folded or \
+                    (reached is not None and (now - reached >= delay or (k > 0 and not last))):
+                proc.send_signal(signal.SIGKILL)  # a no-op when strata has just ended by itself
+                where = (f"kill point +{k} line(s){' (the last, in the fold)' if last and k else ''}: killed "
+                         f"{(now - started) * 1000:.0f} ms after launch at +{added}"
+                         f"{', after the fold emptied the journal' if watch.folded else ''}")
+                break
+            time.sleep(POLL)
     try:
-        code = proc.wait(timeout=HANG)
+        code = proc.wait(timeout=max(1, HANG - (time.monotonic() - started)))
     except subprocess.TimeoutExpired:
         check(False, f"strata {args[0]} did not end within {HANG} s (hang): {' '.join(args)}")
         proc.kill()
@@ -232,7 +320,7 @@ def launch(args, env, delay, out, err):
     for path in (out, err):  # a file gone missing is a failure to report, not a crash of this driver
         if not check(os.path.exists(path), f"{path} is missing after the run"):
             open(path, "w").close()
-    return code == -signal.SIGKILL, code
+    return code == -signal.SIGKILL, code, where
 
 
 def journal_lines(path):
@@ -390,16 +478,16 @@ def run_kind():
     plan, _ = plan_for(f"crash-loop-{kind}-calibration")
     calibration = f"{work}/{kind}/calibration.json"
     start = time.monotonic()
-    killed, code = launch(args(plan, calibration), dict(os.environ, CRASH_LOOP_RUN="calibration"), None,
-                          f"{work}/{kind}/calibration.out", f"{work}/{kind}/calibration.err")
+    killed, code, _ = launch(args(plan, calibration), dict(os.environ, CRASH_LOOP_RUN="calibration"), None,
+                             f"{work}/{kind}/calibration.out", f"{work}/{kind}/calibration.err")
     whole = time.monotonic() - start
     if not check(code == 0, f"calibration run: exit {code}: {open(f'{work}/{kind}/calibration.err').read()[:400]}"):
         return
     planned = json.load(open(f"{work}/{kind}/calibration.out"))["summary"]["planned"]
     material = {key(o)[1:]: o for o in json.load(open(calibration))["observations"]}
     check(len(material) == planned, f"calibration: {len(material)} distinct executions for {planned} planned")
-    print(f"[{kind}] {planned} executions per run; a whole run takes {whole * 1000:.0f} ms; kills uniform in 0..that",
-          flush=True)
+    print(f"[{kind}] {planned} executions per run; a whole run takes {whole * 1000:.0f} ms; kills at observed "
+          "journal progress", flush=True)
 
     epoch_number = 0
     epoch = None
@@ -425,7 +513,7 @@ def run_kind():
         payload, sealed = f"{work}/control/observation.payload.json", f"{work}/control/observation.json"
         json.dump(o, open(payload, "w"))
         code, out, err = strata("seal", "observation", payload, "-o", sealed)
-        if not check(code == 0, f"{what}: cannot seal the torn record's observation: {err}"):
+        if not check(code == 0, f"{what}: cannot seal the torn record's observation: exit {code}: {err}"):
             return
         o = json.load(open(sealed))
         line = compact(o).encode()
@@ -437,7 +525,7 @@ def run_kind():
         stats.injected += 1
         print(f"[{kind}] {what}: added a torn record to the journal ({how})", flush=True)
 
-    def one_run(delay):
+    def one_run(kill):
         nonlocal last_done
         run_id = epoch["run_id"]
         before, _, torn_before = state(run_id)
@@ -445,9 +533,11 @@ def run_kind():
         tag = f"{epoch_number}.{len(epoch['runs']) + 1}"
         epoch["runs"].append((tag, set(before)))
         out, err = f"{work}/{kind}/run-{tag}.out", f"{work}/{kind}/run-{tag}.err"
-        killed, code = launch(args(epoch["plan"], ledger), dict(os.environ, CRASH_LOOP_RUN=tag), delay, out, err)
+        point = kill_point(planned - len(before)) if kill else None
+        killed, code, where = launch(args(epoch["plan"], ledger), dict(os.environ, CRASH_LOOP_RUN=tag), point, out, err,
+                                     ledger + ".journal")
         wait_for_orphans()
-        what = f"run {tag} ({'killed after %.0f ms' % (delay * 1000) if killed else 'finished'})"
+        what = f"run {tag} ({where if killed else 'finished'})"
         seen, lines, torn = state(run_id)
         in_journal = collections.Counter(key(o) for o in lines)
         check(not in_journal or max(in_journal.values()) == 1, f"{what}: the journal holds an execution twice")
@@ -465,7 +555,8 @@ def run_kind():
             if torn > 0 and torn_before == 0:
                 stats.natural_torn += 1
             print(f"[{kind}] kill {stats.kills}: {what}: {len(before)} -> {len(seen)} of {planned} recorded"
-                  f"{', torn tail of %d bytes' % torn if torn else ''}", flush=True)
+                  f"{', torn tail of %d bytes' % torn if torn else ''}"
+                  f"{', an append undo record left' if os.path.exists(ledger + '.append-undo') else ''}", flush=True)
             if torn == 0 and rng.random() < 0.5:
                 inject(seen, f"kill {stats.kills}")
             return
@@ -508,9 +599,9 @@ def run_kind():
         attempts += 1
         if not check(attempts <= 6 * iterations + 10, f"only {stats.kills} of {attempts} runs were killed before they ended"):
             break
-        one_run(rng.uniform(0, whole))
+        one_run(True)
     if epoch["runs"]:
-        one_run(None)  # the last epoch, to its end
+        one_run(False)  # the last epoch, to its end
     # A re-run of the last complete epoch executes nothing.
     if last_done:
         plan, _ = plan_for(last_done[0])
@@ -562,8 +653,8 @@ def adjudicate_kind():
 
     calibration = f"{work}/adjudicate/calibration.json"
     start = time.monotonic()
-    killed, code = launch(args(calibration), dict(os.environ, CRASH_LOOP_RUN="calibration"), None,
-                          f"{work}/adjudicate/calibration.out", f"{work}/adjudicate/calibration.err")
+    killed, code, _ = launch(args(calibration), dict(os.environ, CRASH_LOOP_RUN="calibration"), None,
+                             f"{work}/adjudicate/calibration.out", f"{work}/adjudicate/calibration.err")
     whole = time.monotonic() - start
     if not check(code == 0, f"calibration: exit {code}: {open(f'{work}/adjudicate/calibration.err').read()[:400]}"):
         return
@@ -571,13 +662,13 @@ def adjudicate_kind():
     if material is None:
         return
     print(f"[adjudicate] {count} observations per adjudication; a whole one takes {whole * 1000:.0f} ms; "
-          "kills uniform in 0..that", flush=True)
+          "kills at observed checkpoint progress", flush=True)
     # Control: a complete checkpoint line made from the calibration is reused as it is.
     control = f"{work}/control/adjudicated.json"
     with open(control + ".adjudication-journal", "wb") as f:
         f.write(compact({"source": hashes[0], "configuration": config_hash, "observation": material[0]}).encode() + b"\n")
-    killed, code = launch(args(control), dict(os.environ, CRASH_LOOP_RUN="control"), None,
-                          f"{work}/control/adjudicated.out", f"{work}/control/adjudicated.err")
+    killed, code, _ = launch(args(control), dict(os.environ, CRASH_LOOP_RUN="control"), None,
+                             f"{work}/control/adjudicated.out", f"{work}/control/adjudicated.err")
     used = check_output(control, "control", set()) if code == 0 else None
     check(used is not None and used[0]["contentHash"] == material[0]["contentHash"],
           "control: a complete checkpoint line made from the calibration is not reused (the torn records prove nothing)")
@@ -586,8 +677,8 @@ def adjudicate_kind():
     line = compact({"source": hashes[0], "configuration": config_hash, "observation": material[0]}).encode()
     with open(control + ".adjudication-journal", "wb") as f:
         f.write(line)
-    killed, code = launch(args(control), dict(os.environ, CRASH_LOOP_RUN="control"), None,
-                          f"{work}/control/torn.out", f"{work}/control/torn.err")
+    killed, code, _ = launch(args(control), dict(os.environ, CRASH_LOOP_RUN="control"), None,
+                             f"{work}/control/torn.out", f"{work}/control/torn.err")
     used = check_output(control, "control (torn)", {material[0]["contentHash"]}) if code == 0 else None
     stderr = open(f"{work}/control/torn.err").read()
     check(used is not None and f"dropped an incomplete last line ({len(line)} bytes)" in stderr,
@@ -609,16 +700,18 @@ def adjudicate_kind():
         stats.epochs += 1
         new_epoch()
 
-    def one_run(delay):
+    def one_run(kill):
         output = epoch["output"]
         before, torn_before = state(output)
         before = {k: next(iter(v)) for k, v in before.items()}
         tag = f"{epoch['number']}.{len(epoch['runs']) + 1}"
         epoch["runs"].append((tag, set(before)))
         out, err = f"{work}/adjudicate/run-{tag}.out", f"{work}/adjudicate/run-{tag}.err"
-        killed, code = launch(args(output), dict(os.environ, CRASH_LOOP_RUN=tag), delay, out, err)
+        point = kill_point(count - len(before)) if kill else None
+        killed, code, where = launch(args(output), dict(os.environ, CRASH_LOOP_RUN=tag), point, out, err,
+                                     output + ".adjudication-journal")
         wait_for_orphans()
-        what = f"run {tag} ({'killed after %.0f ms' % (delay * 1000) if killed else 'finished'})"
+        what = f"run {tag} ({where if killed else 'finished'})"
         seen, torn = state(output)
         for s, h in seen.items():
             check(len(h) == 1, f"{what}: observation {s} judged and recorded {len(h)} times")
@@ -669,9 +762,9 @@ def adjudicate_kind():
         attempts += 1
         if not check(attempts <= 6 * iterations + 10, f"only {stats.kills} of {attempts} runs were killed before they ended"):
             break
-        one_run(rng.uniform(0, whole))
+        one_run(True)
     if epoch["runs"]:
-        one_run(None)
+        one_run(False)
 
 
 started = time.monotonic()
