@@ -11,9 +11,9 @@
 #   fuzz     every fuzz target's saved regression inputs, then STRATA_FUZZ_SECONDS (default 20)
 #            of fuzzing per target (scripts/fuzz.sh; a long campaign: scripts/fuzz.sh <seconds>)
 #
-# Each stage is a build, then a run. Builds take both cores, so they go one after another; a
-# stage's run starts as soon as its build is done and overlaps the next build (runs also go one
-# at a time, `ctest -j2`). Output goes to test-logs/<stage>-{build,run}.log; a line per step is
+# Each stage is a build, then a run. Builds take both cores, so they go one after another; the
+# suites (release, asan: `ctest -j2`) run one at a time as soon as their build is done, beside
+# the next build; the tsan and fuzz runs follow their own builds. Output goes to test-logs/<stage>-{build,run}.log; a line per step is
 # printed, and the log of a failed step is printed in full at the end. Every stage runs even
 # when an earlier one failed; the exit status is 1 if any failed.
 set -euo pipefail
@@ -83,19 +83,29 @@ step() {
   touch "$STATE/$stage.$what.done"
 }
 
+# The test suites (ctest) run in the run lane; the short runs (tsan, fuzz: a few minutes, mostly
+# wall-clock bound) in the build lane right after their build, once the earlier builds are done,
+# so they need not wait behind the long sanitizer suite.
+in_build_lane() { [ "$1" = tsan ] || [ "$1" = fuzz ]; }
+
 # The build lane: one build at a time, in stage order.
 build_lane() {
   local stage
   for stage in "${STAGES[@]}"; do
     say "$stage: build started"
     step "$stage" build
+    if in_build_lane "$stage" && [ -e "$STATE/$stage.build.ok" ]; then
+      say "$stage: run started"
+      step "$stage" run
+    fi
   done
 }
 
-# The run lane: each stage's run once its build is done (skipped when the build failed).
+# The run lane: each suite's run once its build is done (skipped when the build failed).
 run_lane() {
   local stage
   for stage in "${STAGES[@]}"; do
+    in_build_lane "$stage" && continue
     while [ ! -e "$STATE/$stage.build.done" ]; do sleep 1; done
     if [ -e "$STATE/$stage.build.ok" ]; then
       say "$stage: run started"
