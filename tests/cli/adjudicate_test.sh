@@ -221,7 +221,12 @@ expect_file_absent "$WORK/o.json" "no output on bad input"
 # --- checkpoint: an interrupted batch continues without judging anything twice ---------------
 "$STRATA" adjudicate ledger.json suite-long.json --adjudicator slow.json --output out-slow.json --jobs 1 >/dev/null 2>slow.err &
 pid=$!
-sleep 1.25
+# SIGINT once the first judgement is in the checkpoint: observed progress, not a clock (a fixed
+# 1.25 s came before the first judge call had ended on a loaded machine). At most 60 s.
+for _ in $(seq 1200); do
+  [ "$(cat out-slow.json.adjudication-journal 2>/dev/null | wc -l)" -ge 1 ] && break
+  sleep 0.05
+done
 kill -INT $pid
 wait $pid
 CODE=$?
