@@ -28,11 +28,10 @@ case "$STEP" in all | build | run) ;; *) echo "fuzz.sh: STRATA_FUZZ_STEP must be
 started=$(date +%s)
 built=$started
 if [ "$STEP" != run ]; then
-  # Self-sufficient on a fresh Debian machine: the project's packages, then clang with libFuzzer.
-  if ! command -v clang++ >/dev/null || [ ! -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
-    bash scripts/setup.sh
-    bash scripts/setup.sh --fuzz >/dev/null
-  fi
+  # Self-sufficient on a fresh Debian machine: the project's packages, then clang with libFuzzer
+  # (setup.sh installs only what dpkg does not list as installed).
+  bash scripts/setup.sh
+  bash scripts/setup.sh --fuzz >/dev/null
   for tool in clang clang++ cmake; do
     command -v "$tool" >/dev/null || { echo "fuzz.sh: $tool not found (Debian packages: clang cmake)" >&2; exit 2; }
   done
@@ -140,10 +139,11 @@ for target in "${TARGETS[@]}"; do cat "$RUN/rows/$target" 2>/dev/null || echo "$
 echo
 echo "build $((built - started)) s, fuzzing $((finished - built)) s, total $((finished - started)) s" \
   "(${SECONDS_PER_TARGET} s per target, ${#TARGETS[@]} targets, $PARALLEL at a time)"
-if [ -n "$(cat "$RUN"/failures/* 2>/dev/null)" ] || [ "$(ls "$RUN/rows" | wc -l)" -ne ${#TARGETS[@]} ]; then
+results=$(ls "$RUN/rows" | wc -l)
+if [ -n "$(cat "$RUN"/failures/* 2>/dev/null)" ] || [ "$results" -ne ${#TARGETS[@]} ]; then
   echo
   cat "$RUN"/failures/* 2>/dev/null | sed 's/^/FAILED /'
-  [ "$(ls "$RUN/rows" | wc -l)" -eq ${#TARGETS[@]} ] || echo "FAILED: a target gave no result"
+  [ "$results" -eq ${#TARGETS[@]} ] || echo "FAILED: $((${#TARGETS[@]} - results)) target(s) gave no result"
   echo "Reproduce: $BUILD/fuzz/fuzz_<target> <reproducer>" >&2
   exit 1
 fi

@@ -13,9 +13,10 @@
 #
 # Each stage is a build, then a run. Builds take both cores, so they go one after another; the
 # suites (release, asan: `ctest -j2`) run one at a time as soon as their build is done, beside
-# the next build; the tsan and fuzz runs follow their own builds. Output goes to test-logs/<stage>-{build,run}.log; a line per step is
-# printed, and the log of a failed step is printed in full at the end. Every stage runs even
-# when an earlier one failed; the exit status is 1 if any failed.
+# the next build; the tsan and fuzz runs follow their own builds. Output goes to
+# test-logs/<stage>-{build,run}.log; a line per step is printed, and the log of a failed step is
+# printed in full at the end. Every stage runs even when an earlier one failed; the exit status
+# is 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
