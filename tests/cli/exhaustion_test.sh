@@ -11,6 +11,11 @@
 #    slack, and the runs exit 0. Then an endpoint adjudication of those 1,024 observations at
 #    --jobs 1024 (one process, 1,024 connections): every judgement times out and is recorded as
 #    pending, with a message. Every strata call runs under `timeout`: if that fires, it is a hang.
+#    These phases have no wall-clock bound of their own (one of deadline + 15 s failed under
+#    ASan on a busy CI machine: 21 s for the adjudication): that the calls ran side by side is
+#    shown by the listener (at least 1,000 connections open at once, or accepted), and HANG_S
+#    bounds them causally too: 1,024 calls that each stay open for their 3 s deadline cannot
+#    end within 120 s unless at least 26 were open at once on average.
 # Timing: the checks hold on a loaded machine (2 busy cores) too. Lower bounds are causal (a
 # timed-out attempt cannot end before its deadline); a recorded durationMs is bounded by the wall
 # time of the run that recorded it (causal) and by its deadline plus slack (generous); deadlines
@@ -374,7 +379,6 @@ for r in a b; do
   cp "$WORK/silent-$r.stderr" "$WORK/stderr"
   expect_true "[ $code != 124 ]" "silent $r: strata hung (timeout ${HANG_S} s fired)"
   expect_code 0 "silent $r: the run exits 0"
-  expect_true "[ $elapsed -lt $((CALL_MS + SLACK_MS)) ]" "silent $r: took $elapsed ms (deadline $CALL_MS + slack $SLACK_MS)"
   expect_out_has "Executed: 512" "silent $r: every execution ended"
   expect_err_empty "silent $r: nothing on stderr"
   # durationMs: no earlier than the deadline (causal), and no longer than the run (causal) or
@@ -408,7 +412,6 @@ echo "silent-endpoint adjudication of 1,024 observations: $elapsed ms; listener:
 expect_true "[ $CODE != 124 ]" "adjudication: strata hung (timeout ${HANG_S} s fired)"
 expect_code 0 "adjudication: exits 0"
 expect_err_empty "adjudication: nothing on stderr"
-expect_true "[ $elapsed -lt $((CALL_MS + SLACK_MS)) ]" "adjudication: took $elapsed ms (deadline $CALL_MS + slack $SLACK_MS)"
 expect_out_has "Adjudicated observations: 1024" "adjudication: the output holds every observation"
 expect_true "all_observations '$WORK/judged.json' 1024 'o[\"adjudication\"][\"status\"] == \"pending\"
 and o[\"adjudication\"][\"reason\"] == \"Independent adjudicator timed-out.\"'" \
