@@ -36,7 +36,7 @@ if [ "$STEP" != run ]; then
     command -v "$tool" >/dev/null || { echo "fuzz.sh: $tool not found (Debian packages: clang cmake)" >&2; exit 2; }
   done
   echo "== configure and build $BUILD (clang, -fsanitize=fuzzer-no-link,address,undefined)"
-  CC=clang CXX=clang++ BUILD_TARGETS=strata_fuzzers bash scripts/build.sh "$BUILD" -DSTRATA_FUZZ=ON -DSTRATA_TESTS=OFF
+  STRATA_OPT=${STRATA_OPT:--O1} CC=clang CXX=clang++ BUILD_TARGETS=strata_fuzzers bash scripts/build.sh "$BUILD" -DSTRATA_FUZZ=ON -DSTRATA_TESTS=OFF
   built=$(date +%s)
   echo "== build took $((built - started)) s"
   [ "$STEP" = build ] && exit 0

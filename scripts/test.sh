@@ -56,13 +56,13 @@ case " ${STAGES[*]} " in *" fuzz "*) bash scripts/setup.sh --fuzz ;; esac
 build_release() { bash scripts/build.sh build; }
 run_release() { ctest --test-dir build -j"$JOBS" --output-on-failure; }
 
-build_asan() { bash scripts/build.sh build-sanitize -DSTRATA_SANITIZE=ON; }
+build_asan() { STRATA_OPT=-O1 bash scripts/build.sh build-sanitize -DSTRATA_SANITIZE=ON; }
 run_asan() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize -j"$JOBS" --output-on-failure
 }
 
-build_tsan() { BUILD_TARGETS=strata_engine_tests bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON; }
+build_tsan() { STRATA_OPT=-O1 BUILD_TARGETS=strata_engine_tests bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON; }
 run_tsan() { TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/strata_engine_tests; }
 
 build_fuzz() { STRATA_FUZZ_STEP=build bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
@@ -70,9 +70,10 @@ run_fuzz() { STRATA_FUZZ_STEP=run STRATA_FUZZ_JOBS=$JOBS bash scripts/fuzz.sh "$
 
 # step <stage> <build|run>: runs it into its log; records its time and result in $STATE.
 step() {
-  local stage=$1 what=$2 t0 status=0
+  local stage=$1 what=$2 t0 status=0 TIMEFORMAT='%U %S'
   t0=$(date +%s)
-  "${what}_${stage}" >"$LOGS/$stage-$what.log" 2>&1 || status=$?
+  # `time` (the shell keyword) gives the step's CPU seconds, user and system, of all its processes.
+  { time "${what}_${stage}" >"$LOGS/$stage-$what.log" 2>&1; } 2>"$STATE/$stage.$what.cpu" || status=$?
   echo "$(($(date +%s) - t0))" >"$STATE/$stage.$what.seconds"
   if [ "$status" -eq 0 ]; then
     touch "$STATE/$stage.$what.ok"
@@ -124,17 +125,19 @@ wait "$builds" "$runs" || true
 # --- the summary ------------------------------------------------------------------------------------
 failed=()
 echo
-printf '%-8s %10s %10s  %s\n' stage build run result
+# cpu <stage> <build|run>: the step's CPU seconds (user + system), or -.
+cpu() { awk '{ printf "%.0f", $1 + $2 }' "$STATE/$1.$2.cpu" 2>/dev/null || echo -; }
+printf '%-8s %10s %10s %10s %10s  %s\n' stage build "build cpu" run "run cpu" result
 for stage in "${STAGES[@]}"; do
   result=passed
   for what in build run; do
     if [ -e "$STATE/$stage.$what.failed" ]; then result="$what failed"; failed+=("$LOGS/$stage-$what.log"); fi
   done
   [ -e "$STATE/$stage.run.done" ] || [ "$result" != passed ] || { result="not run"; failed+=("$stage: not run"); }
-  printf '%-8s %9ss %9ss  %s\n' "$stage" "$(cat "$STATE/$stage.build.seconds" 2>/dev/null || echo -)" \
-    "$(cat "$STATE/$stage.run.seconds" 2>/dev/null || echo -)" "$result"
+  printf '%-8s %9ss %9ss %9ss %9ss  %s\n' "$stage" "$(cat "$STATE/$stage.build.seconds" 2>/dev/null || echo -)" \
+    "$(cpu "$stage" build)" "$(cat "$STATE/$stage.run.seconds" 2>/dev/null || echo -)" "$(cpu "$stage" run)" "$result"
 done
-echo "total $(elapsed) (mm:ss)"
+echo "total $(elapsed) (mm:ss); CPU of all steps $(cat "$STATE"/*.cpu 2>/dev/null | awk '{ s += $1 + $2 } END { printf "%.0f", s }') s"
 if [ ${#failed[@]} -gt 0 ]; then
   for log in "${failed[@]}"; do
     [ -f "$log" ] || { echo "FAILED: $log" >&2; continue; }
