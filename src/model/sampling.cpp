@@ -108,6 +108,11 @@ std::vector<Json> select_executions(const Json& suite, const Json& sampling) {
     scenarios = strings(sampling["scenarioIds"]);
     if (scenarios.size() != 2) throw Error("Pairwise sampling requires exactly two scenarios.");
   }
+  const std::vector<Json> ordered = ordered_matrix(suite, scenarios);
+  // Step 4: no sample size, or exactly the whole matrix, runs every cell in key order, whatever
+  // the strategy (a balanced plan could otherwise never run more than one cell per task).
+  if (!sampling.contains("sampleSize") || sampling["sampleSize"].get<double>() == static_cast<double>(ordered.size()))
+    return ordered;
   const std::size_t strata = 2 * scenarios.size();
   const std::size_t max_size = suite["tasks"].size() * strata;
   const double requested = sampling["sampleSize"].get<double>();
@@ -116,7 +121,6 @@ std::vector<Json> select_executions(const Json& suite, const Json& sampling) {
   const auto size = static_cast<std::size_t>(requested);
   if (size % strata != 0)
     throw Error("Sample size must be divisible by the " + std::to_string(strata) + " model/scenario strata.");
-  const std::vector<Json> ordered = ordered_matrix(suite, scenarios);
   return is_pairwise ? pairwise(suite, ordered, size, strata) : balanced(suite, ordered, size);
 }
 

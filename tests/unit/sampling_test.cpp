@@ -110,3 +110,88 @@ TEST_CASE("spec 6 cases 19-20: pairwise samples", "[sampling]") {
   CHECK(chosen == std::set<std::string>{"consumer-06-implementation", "consumer-02-implementation",
                                         "consumer-03-architecture", "consumer-03-documentation"});
 }
+
+namespace {
+
+// The fixture suite grown to 128 tasks (the most a suite may hold) with one replicate: task i
+// is a copy of fixture task i mod 24 under a new id (its variant group follows it).
+Json suite_of_128_tasks() {
+  Json suite = fixture_suite();
+  const Json base = suite["tasks"];
+  Json tasks = Json::array();
+  for (std::size_t i = 0; i < 128; ++i) {
+    Json task = base[i % base.size()];
+    const std::string id = "task-" + std::to_string(1000 + i);
+    task["id"] = id;
+    task["variantGroup"] = id;
+    tasks.push_back(task);
+  }
+  suite["tasks"] = tasks;
+  suite["replicatesPerTask"] = 1;
+  return suite;
+}
+
+std::string selection_error(const Json& suite, const Json& sampling) {
+  try {
+    select_executions(suite, sampling);
+  } catch (const strata::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("spec 3.1 step 4: a sample size equal to the whole matrix runs every cell in key order", "[sampling]") {
+  const Json suite = suite_of_128_tasks();
+  const auto matrix = full_matrix(suite);
+  REQUIRE(matrix.size() == 768);  // 128 tasks x 2 models x 3 scenarios
+
+  SECTION("balanced-task-strata 768: every cell exactly once, in the matrix's order") {
+    const auto selection = select_executions(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 768}});
+    REQUIRE(selection.size() == 768);
+    std::set<std::string> cells;
+    for (std::size_t i = 0; i < selection.size(); ++i) {
+      CHECK(selection[i] == matrix[i]);
+      cells.insert(cell_text(selection[i]));
+    }
+    CHECK(cells.size() == 768);
+    std::map<std::string, int> per_task;
+    for (const auto& cell : selection) ++per_task[cell["taskId"].get<std::string>()];
+    CHECK(per_task.size() == 128);
+    for (const auto& [task, count] : per_task) CHECK(count == 6);
+  }
+  SECTION("768.0 is the same integer") {
+    CHECK(select_executions(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 768.0}}).size() == 768);
+  }
+  SECTION("no sample size: the whole matrix too") {
+    CHECK(select_executions(suite, {{"strategy", "balanced-task-strata"}}) == matrix);
+  }
+  SECTION("one below and one above keep their paths and messages") {
+    CHECK(selection_error(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 767}}) ==
+          "Sample size must be divisible by the 6 model/scenario strata.");
+    CHECK(selection_error(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 769}}) ==
+          "Sample size must be an integer between 1 and 768.");
+    CHECK(selection_error(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 762}}) ==
+          "Unable to select a balanced execution for task 128.");
+    CHECK(selection_error(suite, {{"strategy", "balanced-task-strata"}, {"sampleSize", 768.5}}) ==
+          "Sample size must be an integer between 1 and 768.");
+  }
+  SECTION("pairwise: the whole matrix of its two scenarios is the same as its own path") {
+    const Json pair = {"repository-only", "deterministic-doc-bridge"};
+    const auto whole = select_executions(suite, {{"strategy", "pairwise-task-strata"}, {"sampleSize", 512}, {"scenarioIds", pair}});
+    REQUIRE(whole.size() == 512);
+    for (const auto& cell : whole) CHECK(cell["scenarioId"] != "registry-assisted");
+    CHECK(selection_error(suite, {{"strategy", "pairwise-task-strata"}, {"sampleSize", 513}, {"scenarioIds", pair}}) ==
+          "Sample size must be an integer between 1 and 512.");
+    CHECK(select_executions(suite, {{"strategy", "pairwise-task-strata"}, {"sampleSize", 508}, {"scenarioIds", pair}}).size() == 508);
+  }
+}
+
+TEST_CASE("spec 3.1 step 4: the real suite's 288 cells (two replicates) when asked for exactly 288", "[sampling]") {
+  // The plan check refuses 288 (it ignores replicates); the selector itself follows step 4.
+  const auto selection = select_executions(fixture_suite(), {{"strategy", "balanced-task-strata"}, {"sampleSize", 288}});
+  CHECK(selection == full_matrix(fixture_suite()));
+  CHECK(error_of({{"strategy", "balanced-task-strata"}, {"sampleSize", 287}}) ==
+        "Sample size must be an integer between 1 and 144.");
+}
