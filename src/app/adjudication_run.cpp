@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "strata/engine/attempt_outcome.hpp"
+#include "strata/engine/budget_gate.hpp"
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
@@ -114,7 +115,7 @@ class AdjudicationRun {
                   const AdjudicationSettings& settings)
       : ledger_(ledger), suite_(suite), adjudicator_(config["adjudicator"]), config_hash_(str(config["contentHash"])),
         settings_(settings), checkpoint_(settings.output_path + ".adjudication-journal"),
-        jobs_(io_, settings.jobs, settings.kill_grace) {}
+        jobs_(io_, settings.jobs, settings.kill_grace), budget_(io_, settings.limits) {}
 
   // Endpoint connections belong to io_: they go before it does, however the run ended.
   ~AdjudicationRun() {
@@ -130,6 +131,7 @@ class AdjudicationRun {
       std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint_.c_str(),
                    dropped.c_str());
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint_, journal_end_);
+    jobs_.on_stop([this] { budget_.close(); });  // judgements waiting for budget give up
     std::exception_ptr failure;
     asio::co_spawn(io_, schedule(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
@@ -142,7 +144,9 @@ class AdjudicationRun {
     outcome.judged = judged_;
     outcome.reused = reused_;
     outcome.interrupted = jobs_.interrupted();
-    if (!outcome.interrupted) {
+    outcome.budget_reached = budget_.reached();
+    outcome.spent = budget_.budget().spent();
+    if (!outcome.interrupted && !outcome.budget_reached) {
       outcome.content_hash = write_output();
       outcome.observations = ledger_.size();
       outcome.output_file = std::make_shared<const store::FileDescriptor>(::open(settings_.output_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -221,6 +225,13 @@ class AdjudicationRun {
   }
 
   asio::awaitable<void> judge(std::size_t k) {
+    // The run-wide budget: one judgement at the task's token budget, at the judge's highest rate.
+    const engine::Spend worst = engine::worst_attempt(
+        (*tasks_[k])["budget"]["maxTokens"].get<double>(), adjudicator_.contains("pricing") ? &adjudicator_["pricing"] : nullptr);
+    if (!co_await budget_.admit(worst)) {
+      jobs_.stop_launching();
+      co_return;  // not judged, not recorded: a re-run with a higher limit judges it
+    }
     Json source = ledger_.observation(selected_[k]);
     model::JudgeRecord record;
     if (adjudicator_.contains("endpoint")) {
@@ -235,15 +246,20 @@ class AdjudicationRun {
       const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
       record = engine::judge_record(result);
     }
-    if (jobs_.stopping()) co_return;  // interrupted: judged again on the re-run
+    if (jobs_.stopping()) {  // interrupted: judged again on the re-run
+      budget_.settle(worst, worst);
+      co_return;
+    }
     Json judged = model::adjudicated_observation(std::move(source), adjudicator_, config_hash_, record);
     // Durability does not hold the slot: the next judgement starts now.
-    jobs_.finish_outside_slot(record_judgement(k, std::move(judged)));
+    jobs_.finish_outside_slot(record_judgement(k, std::move(judged), worst));
   }
 
   // The judgement is kept on disk only, in the checkpoint journal: lines go there in the
-  // order of append() calls, so where this one lies is known now.
-  asio::awaitable<void> record_judgement(std::size_t k, Json judged) {
+  // order of append() calls, so where this one lies is known now. Once it is durable, its
+  // reservation is replaced by what it reported (its worst case when it reported nothing).
+  asio::awaitable<void> record_judgement(std::size_t k, Json judged, engine::Spend reserved) {
+    const engine::Spend actual = engine::reported_judge_spend(judged).value_or(reserved);
     Json line = {{"source", source_hashes_[k]}, {"configuration", config_hash_}, {"observation", Json()}};
     line["observation"] = std::move(judged);
     std::string text = model::compact_json(line);
@@ -253,6 +269,7 @@ class AdjudicationRun {
     co_await journal_->append(std::move(text));
     done_[k] = true;
     ++judged_;
+    budget_.settle(reserved, actual);
   }
 
   // The last step: the output ledger, written an observation at a time from the input (not
@@ -279,6 +296,7 @@ class AdjudicationRun {
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};
   engine::JobPool jobs_;
+  engine::BudgetGate budget_;
   std::unique_ptr<store::JournalWriter> journal_;
   std::uint64_t journal_end_ = 0;           // where the checkpoint journal's next line goes
   std::vector<std::size_t> selected_;       // ledger indices of the batch, ascending (judging order)

@@ -100,4 +100,23 @@ RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_vari
   return preflight;
 }
 
+void require_pricing_for_cost_limit(const StudyInputs& inputs, const RunPreflight& preflight) {
+  const Json& entries = inputs.providers["providers"];
+  std::vector<std::string> unpriced;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Json& entry = entries[i];
+    if (entry.contains("pricing")) continue;
+    const bool used = std::any_of(preflight.executions.begin(), preflight.executions.end(),
+                                  [&entry](const PlannedExecution& e) { return e.provider == &entry; });
+    if (!used) continue;
+    std::string scenarios;
+    for (const auto& id : entry["scenarioIds"]) scenarios += (scenarios.empty() ? "" : ", ") + str(id);
+    unpriced.push_back("providers[" + std::to_string(i) + "] (" + str(entry["modelId"]) + ": " + scenarios + ")");
+  }
+  if (unpriced.empty()) return;
+  std::string list;
+  for (const auto& name : unpriced) list += (list.empty() ? "" : "; ") + name;
+  throw Error("--max-cost-usd needs pricing on every provider entry the plan uses; without pricing: " + list + ".");
+}
+
 }  // namespace strata::app

@@ -21,12 +21,14 @@
 #include <unordered_set>
 
 #include "strata/engine/attempt_outcome.hpp"
+#include "strata/engine/budget_gate.hpp"
 #include "strata/model/artifact.hpp"
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/child_environment.hpp"
 #include "strata/model/content_hash.hpp"
+#include "strata/model/cost.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_writer.hpp"
 #include "strata/model/ledger_index.hpp"
@@ -63,12 +65,24 @@ std::vector<std::string> child_environment(const Json& provider, const std::stri
   return env;
 }
 
+// ", spent 1200 tokens $0.0031, reserved 800000 tokens $2.0000, limit 1000000 tokens $5.0000"
+std::string budget_progress(const engine::BudgetGate& gate) {
+  const engine::SpendBudget& budget = gate.budget();
+  const engine::SpendLimits& limits = budget.limits();
+  char text[256];
+  std::snprintf(text, sizeof text, ", spent %.0f tokens $%.4f, reserved %.0f tokens $%.4f, limit %s tokens %s",
+                budget.spent().tokens, budget.spent().cost_usd, budget.reserved().tokens, budget.reserved().cost_usd,
+                limits.max_tokens ? std::to_string(static_cast<long long>(*limits.max_tokens)).c_str() : "-",
+                limits.max_cost_usd ? ("$" + std::to_string(*limits.max_cost_usd)).c_str() : "-");
+  return text;
+}
+
 class StudyRun {
  public:
   StudyRun(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings)
       : inputs_(inputs), preflight_(preflight), settings_(settings), run_id_(str(inputs.plan["runId"])),
         index_(run_id_, str(inputs.plan["contentHash"])),
-        jobs_(io_, settings.jobs, settings.kill_grace) {}
+        jobs_(io_, settings.jobs, settings.kill_grace), budget_(io_, settings.limits) {}
 
   // Endpoint connections belong to io_: they go before it does, however the run ended.
   ~StudyRun() {
@@ -77,6 +91,7 @@ class StudyRun {
 
   RunOutcome run() {
     store::LedgerLock lock(settings_.ledger_path);
+    jobs_.on_stop([this] { budget_.close(); });  // executions waiting for budget give up
     for (const auto& e : preflight_.executions) keys_.push_back(model::execution_key(e.recorded));
     load_ledger();
     check_capacity();
@@ -175,6 +190,8 @@ class StudyRun {
   RunOutcome fold() {
     RunOutcome outcome;
     outcome.interrupted = jobs_.interrupted();
+    outcome.budget_reached = budget_.reached();
+    outcome.spent = budget_.budget().spent();
     outcome.planned = static_cast<double>(preflight_.executions.size());
     outcome.executed = executed_;
     outcome.skipped = skipped_;
@@ -184,6 +201,12 @@ class StudyRun {
     if (dirty_) fold_journal();
     record_verified_ledger();
     outcome.ledger_hash = ledger_hash_;
+    for (const auto& o : observations_)
+      if (o["runId"] == run_id_) {
+        const engine::Spend reported = engine::reported_spend(o).value_or(engine::Spend{});
+        outcome.run_total.tokens += reported.tokens;
+        outcome.run_total.cost_usd += reported.cost_usd;
+      }
     return outcome;
   }
 
@@ -222,7 +245,7 @@ class StudyRun {
 
   // Folding rewrites the whole ledger, so it waits until the journal is as long as the
   // ledger (at least kMinFold entries): each completion then costs O(1) amortised. With the
-  // ledger's observations not loaded (a fresh run, at most 512 executions) the only fold is
+  // ledger's observations not loaded (a fresh run, at most 768 executions) the only fold is
   // the final append.
   void fold_if_large() {
     static constexpr std::uint64_t kMinFold = 4096;
@@ -276,7 +299,7 @@ class StudyRun {
     char line[256];
     std::snprintf(line, sizeof line, "[%.0f/%.0f] running %d, failed %.0f, %.1f/s, ETA %.0fs, tokens %.0f, cost $%.4f",
                   completed_, total, jobs_.running(), failed_, rate, eta, tokens_, cost_);
-    return line;
+    return budget_.limited() ? line + budget_progress(budget_) : line;
   }
 
   exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt) const {
@@ -317,9 +340,22 @@ class StudyRun {
       jobs_.finish_outside_slot(record_observation(std::move(observation)));
       co_return;
     }
-    model::AttemptRecord record;
+    // The run-wide budget: every attempt at the plan's token budget, at the entry's highest rate.
     const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
+    const engine::Spend worst_one = worst_attempt(*e.provider);
+    const engine::Spend worst{worst_one.tokens * attempts, worst_one.cost_usd * attempts};
+    if (!co_await budget_.admit(worst)) {
+      jobs_.stop_launching();
+      co_return;  // not launched, not recorded: a resume with a higher limit runs it
+    }
+    engine::Spend earlier;  // spent by the attempts before the recorded one
+    model::AttemptRecord record;
     for (int attempt = 1; attempt <= attempts; ++attempt) {
+      if (attempt > 1) {
+        const engine::Spend previous = attempt_spend(record, *e.provider).value_or(worst_one);
+        earlier.tokens += previous.tokens;
+        earlier.cost_usd += previous.cost_usd;
+      }
       if (e.provider->contains("endpoint")) {
         EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
                              &run_id_, &e.recorded, attempt};
@@ -329,17 +365,51 @@ class StudyRun {
         const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
         record = engine::attempt_record(result, output_limit(*e.provider));
       }
-      if (jobs_.stopping()) co_return;  // interrupted: not an outcome; a resume runs it again
+      if (jobs_.stopping()) {  // interrupted: not an outcome; a resume runs it again
+        budget_.settle(worst, worst);
+        co_return;
+      }
       if (record.status == "completed") break;
     }
     in.observed_at = now_iso8601();
     ++executed_;
-    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record)));
+    Charge charge{worst, worst_one, earlier};
+    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record), charge));
   }
 
-  asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record) {
+  // An execution's reservation and what its attempts before the recorded one spent.
+  struct Charge {
+    engine::Spend reserved, worst_attempt, earlier_attempts;
+  };
+
+  asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record,
+                                         Charge charge) {
     Json observation = model::build_judged_observation(in, record, *preflight_.executions[index].task);
+    // The reservation is replaced by the real usage once the observation is durable; an
+    // attempt that reports none keeps its worst case.
+    engine::Spend actual = engine::reported_spend(observation).value_or(charge.worst_attempt);
+    actual.tokens += charge.earlier_attempts.tokens;
+    actual.cost_usd += charge.earlier_attempts.cost_usd;
     co_await record_observation(std::move(observation));
+    budget_.settle(charge.reserved, actual);
+  }
+
+  engine::Spend worst_attempt(const Json& provider) const {
+    const double max_tokens = inputs_.plan["budget"]["maxTokens"].get<double>();
+    return engine::worst_attempt(max_tokens, provider.contains("pricing") ? &provider["pricing"] : nullptr);
+  }
+
+  // What a failed attempt spent, when its endpoint reported usage (a process attempt that did
+  // not complete reports nothing).
+  static std::optional<engine::Spend> attempt_spend(const model::AttemptRecord& record, const Json& provider) {
+    if (!record.measured_usage) return std::nullopt;
+    const auto& usage = *record.measured_usage;
+    engine::Spend spend{usage.input_tokens + usage.output_tokens, 0};
+    if (provider.contains("pricing"))
+      spend.cost_usd = model::cost_usd(model::pricing_from(provider["pricing"]), usage.input_tokens,
+                                       usage.cached_input_tokens, usage.output_tokens)
+                           .value_or(0);
+    return spend;
   }
 
   asio::awaitable<void> record_observation(Json observation) {
@@ -367,6 +437,7 @@ class StudyRun {
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};  // journal fsyncs run here
   engine::JobPool jobs_;
+  engine::BudgetGate budget_;
   std::unique_ptr<store::JournalWriter> journal_;
   std::uint64_t journal_valid_bytes_ = 0;
   std::string ledger_version_ = "v1", ledger_hash_;

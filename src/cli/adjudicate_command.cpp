@@ -9,6 +9,7 @@
 #include "strata/app/adjudication_run.hpp"
 #include "strata/app/hosted_endpoints.hpp"
 #include "strata/store/ledger_source.hpp"
+#include "budget_flags.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -23,6 +24,7 @@ struct AdjudicateOptions {
   int kill_grace_ms = 2000;
   OutputFormat format;
   UsageLogFlags usage_log;
+  BudgetFlags budget;
 };
 
 // --limit/--offset take JavaScript Number() text, as the reference does ("1e1" is 10).
@@ -34,6 +36,30 @@ std::optional<double> count_option(const std::string& text, bool positive) {
     throw Error(positive ? "Adjudication limit must be a positive integer."
                          : "Adjudication offset must be a non-negative integer.");
   return value;
+}
+
+// The budget ran out before every selected observation was judged: no output ledger (the
+// checkpoint journal keeps every judgement made; a re-run with a higher limit goes on).
+int budget_reached(const AdjudicateOptions& options, const app::AdjudicationOutcome& outcome,
+                   const app::AdjudicationSettings& settings, const app::EndpointUsageLog* usage_log) {
+  const Json budget = budget_summary(settings.limits, outcome.spent, std::nullopt);
+  const double judged = outcome.judged + outcome.reused;
+  if (options.format.text) {
+    std::vector<std::string> lines{"Status: budget-reached",
+                                   "Judged: " + number_text(judged) + " of " + number_text(outcome.selected),
+                                   "Checkpoint: " + outcome.output_path + ".adjudication-journal"};
+    for (auto& line : budget_lines(budget)) lines.push_back(std::move(line));
+    if (usage_log != nullptr) {
+      for (auto& line : usage_log_lines(*usage_log)) lines.push_back(std::move(line));
+    }
+    print_lines(lines);
+  } else {
+    Json payload{{"ok", true}, {"status", "budget-reached"}, {"judged", judged}, {"selected", outcome.selected},
+                 {"budget", budget}};
+    if (usage_log != nullptr) payload["usageLog"] = usage_log_summary(*usage_log);
+    print_json(payload);
+  }
+  return usage_log_status(usage_log, kBudgetReachedExit);
 }
 
 int adjudicate(const AdjudicateOptions& options) {
@@ -50,6 +76,10 @@ int adjudicate(const AdjudicateOptions& options) {
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
   if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");
+  settings.limits = options.budget.limits();
+  if (settings.limits.max_cost_usd && !config["adjudicator"].contains("pricing"))
+    throw Error("--max-cost-usd needs pricing on the adjudicator; " + model::str(config["adjudicator"]["id"]) +
+                " declares none.");
   settings.output_path = options.output;
   settings.jobs = jobs_within_limits(options.jobs);
   settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
@@ -65,15 +95,21 @@ int adjudicate(const AdjudicateOptions& options) {
                  outcome.judged + outcome.reused, outcome.selected);
     return usage_log_status(usage_log.get(), 130);
   }
+  const bool limited = settings.limits.any();
+  if (outcome.budget_reached) return budget_reached(options, outcome, settings, usage_log.get());
   if (options.format.text) {
     std::vector<std::string> lines{"Adjudicated observations: " + std::to_string(outcome.observations),
                                    "Ledger: " + outcome.output_path, "Content hash: " + outcome.content_hash};
+    if (limited) {
+      for (auto& line : budget_lines(budget_summary(settings.limits, outcome.spent, std::nullopt))) lines.push_back(std::move(line));
+    }
     if (usage_log) {
       for (auto& line : usage_log_lines(*usage_log)) lines.push_back(std::move(line));
     }
     print_lines(lines);
   } else {
     Json payload{{"ok", true}, {"ledger", nullptr}};
+    if (limited) payload["budget"] = budget_summary(settings.limits, outcome.spent, std::nullopt);
     if (usage_log) payload["usageLog"] = usage_log_summary(*usage_log);
     print_json_with_file(payload, "ledger", outcome.output_file->get(), outcome.output_path);  // not held whole
   }
@@ -96,11 +132,17 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000));
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
+  add_budget_flags(*sub, options->budget, "judgement");
   sub->footer(
       "Unselected observations are carried over byte-identically; failed judgements are recorded as pending.\n"
       "Each judgement is made durable in <output>.adjudication-journal first: re-running the same command after\n"
       "an interruption continues without judging anything twice.\n"
-      "Exit status: 0 done, 2 error, 3 done but usage events could not be recorded, 130 interrupted.\n" +
+      "With --max-tokens or --max-cost-usd, a judgement starts only when its worst case (the task's\n"
+      "budget.maxTokens at the adjudicator's highest rate) fits beside what this invocation spent and what\n"
+      "running judgements reserved; once one cannot fit, nothing more starts, no output is written, and a\n"
+      "re-run with a higher limit goes on from the checkpoint.\n"
+      "Exit status: 0 done, 2 error, 3 done but usage events could not be recorded, 4 budget reached,\n"
+      "130 interrupted.\n" +
       std::string(kUsageLogHelp));
   sub->callback([&action, options] { action = [options] { return adjudicate(*options); }; });
 }

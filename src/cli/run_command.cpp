@@ -11,6 +11,7 @@
 #include "strata/app/run_preflight.hpp"
 #include "strata/app/study_run.hpp"
 #include "strata/model/json_access.hpp"
+#include "budget_flags.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -26,13 +27,15 @@ struct RunOptions {
   int kill_grace_ms = 2000;
   OutputFormat format;
   UsageLogFlags usage_log;
+  BudgetFlags budget;
 };
 
 using model::str;
 
 Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome, const app::RunPreflight& preflight,
-                  const app::EndpointUsageLog* usage_log) {
-  Json summary = {{"status", outcome ? "completed" : "dry-run"},
+                  const app::EndpointUsageLog* usage_log, const engine::SpendLimits& limits) {
+  const char* status = !outcome ? "dry-run" : outcome->budget_reached ? "budget-reached" : "completed";
+  Json summary = {{"status", status},
                   {"runId", inputs.plan["runId"]},
                   {"planned", static_cast<double>(preflight.executions.size())},
                   {"executed", outcome ? outcome->executed : 0.0},
@@ -41,6 +44,7 @@ Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome
     summary["ledgerPath"] = outcome->ledger_path;
     summary["ledgerHash"] = outcome->ledger_hash;
   }
+  if (outcome && limits.any()) summary["budget"] = budget_summary(limits, outcome->spent, outcome->run_total);
   summary["providerConfigHash"] = inputs.providers["contentHash"];
   summary["repositoryConfigHash"] = inputs.repositories["contentHash"];
   summary["assistedArm"] = (outcome ? outcome->assisted_arm : preflight.assisted_arm).to_json();
@@ -53,6 +57,9 @@ std::vector<std::string> summary_lines(const Json& summary, const model::Assiste
                                  "Planned: " + number_text(summary["planned"]),
                                  "Executed: " + number_text(summary["executed"]),
                                  "Skipped: " + number_text(summary["skipped"])};
+  if (summary.contains("budget")) {
+    for (auto& line : budget_lines(summary["budget"])) lines.push_back(std::move(line));
+  }
   if (summary.contains("ledgerPath")) {
     lines.push_back("Ledger: " + str(summary["ledgerPath"]));
     lines.push_back("Ledger hash: " + str(summary["ledgerHash"]));
@@ -73,6 +80,8 @@ int run_study(const RunOptions& options) {
   const std::unique_ptr<app::EndpointUsageLog> usage_log = open_usage_log(options.usage_log);
   const char* path = std::getenv("PATH");
   const app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
+  const engine::SpendLimits limits = options.budget.limits();
+  if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
   // Endpoint providers' variables are checked here, in the dry run too.
   app::HostedEndpoints endpoints(
       app::endpoint_providers(preflight), std::chrono::milliseconds(static_cast<long long>(inputs.plan["budget"]["maxRuntimeMs"].get<double>())),
@@ -86,6 +95,7 @@ int run_study(const RunOptions& options) {
     settings.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
     settings.progress = ::isatty(2) == 1;
     settings.endpoints = &endpoints;
+    settings.limits = limits;
     outcome = app::run_study(inputs, preflight, settings);
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
@@ -93,7 +103,7 @@ int run_study(const RunOptions& options) {
       return usage_log_status(usage_log.get(), 130);
     }
   }
-  const Json summary = summary_json(inputs, outcome ? &*outcome : nullptr, preflight, usage_log.get());
+  const Json summary = summary_json(inputs, outcome ? &*outcome : nullptr, preflight, usage_log.get(), limits);
   if (options.format.text) {
     std::vector<std::string> lines = summary_lines(summary, outcome ? outcome->assisted_arm : preflight.assisted_arm);
     if (usage_log) {
@@ -103,7 +113,7 @@ int run_study(const RunOptions& options) {
   } else {
     print_json(Json{{"ok", true}, {"summary", summary}});
   }
-  return usage_log_status(usage_log.get(), 0);
+  return usage_log_status(usage_log.get(), outcome && outcome->budget_reached ? kBudgetReachedExit : 0);
 }
 
 }  // namespace
@@ -123,13 +133,18 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
+  add_budget_flags(*sub, options->budget, "execution");
   sub->footer(
       "Each completed observation is made durable in <ledger>.journal before it counts; the journal is folded\n"
       "into the ledger at the end and on interrupt. Re-running the same command resumes: recorded executions\n"
       "are skipped. Ctrl-C stops launching, terminates running providers and keeps every completed observation;\n"
       "a second Ctrl-C kills at once.\n"
+      "With --max-tokens or --max-cost-usd, an execution starts only when its worst case (every attempt at the\n"
+      "plan's budget.maxTokens, at its entry's highest rate) fits beside what this invocation spent and what\n"
+      "runs reserved; once one cannot fit, nothing more starts, running executions finish and the summary says\n"
+      "'Status: budget-reached'. Re-run with a higher limit to go on: the limit counts this invocation only.\n"
       "Exit status: 0 when the run completed (whatever the observations' statuses), 2 on an error, 3 when it\n"
-      "completed but usage events could not be recorded, 130 when interrupted.\n" +
+      "completed but usage events could not be recorded, 4 when the budget was reached, 130 when interrupted.\n" +
       std::string(kUsageLogHelp));
   sub->callback([&action, options] { action = [options] { return run_study(*options); }; });
 }

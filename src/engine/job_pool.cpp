@@ -52,7 +52,7 @@ asio::awaitable<void> JobPool::run(std::size_t count, std::function<bool(std::si
 }
 
 std::optional<std::size_t> JobPool::next_wanted() {
-  while (next_ < count_ && !stopping_) {
+  while (next_ < count_ && !stopping_ && launching_) {
     const std::size_t i = next_++;
     if (wanted_(i)) return i;
   }
@@ -94,6 +94,7 @@ void JobPool::note_failure(std::exception_ptr e) {
 void JobPool::stop() {
   if (stopping_) return;
   stopping_ = true;
+  if (on_stop_) on_stop_();
   exec::signal_all_process_groups(SIGTERM);
   asio::co_spawn(io_, escalate(), asio::detached);
   wake_.cancel();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strata/app/endpoint_caller.hpp"
+#include "strata/engine/spend_budget.hpp"
 #include "strata/model/adjudication.hpp"
 #include "strata/model/json.hpp"
 #include "strata/store/file_descriptor.hpp"
@@ -21,10 +22,15 @@ struct AdjudicationSettings {
   std::chrono::milliseconds kill_grace{2000};
   bool progress = false;
   EndpointCaller* endpoints = nullptr;  // for an endpoint adjudicator (not owned)
+  engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
 };
 
 struct AdjudicationOutcome {
   bool interrupted = false;
+  // A judgement was not started for lack of budget: no output written (the checkpoint keeps
+  // what was judged), exit 4.
+  bool budget_reached = false;
+  engine::Spend spent;  // by this invocation's judgements (worst cases where none was reported)
   std::string content_hash;      // of the output ledger (complete runs only)
   std::size_t observations = 0;  // in the output ledger (complete runs only)
   std::string output_path;       // absolute

@@ -37,4 +37,8 @@ struct RunPreflight {
 // spec's message. `path_variable` is the PATH used to find bare commands.
 RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_variable);
 
+// With a cost limit (--max-cost-usd) every provider entry an execution would launch must
+// declare `pricing`: throws strata::Error naming those that do not.
+void require_pricing_for_cost_limit(const StudyInputs& inputs, const RunPreflight& preflight);
+
 }  // namespace strata::app

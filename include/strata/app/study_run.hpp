@@ -8,6 +8,7 @@
 
 #include "strata/app/endpoint_caller.hpp"
 #include "strata/app/run_preflight.hpp"
+#include "strata/engine/spend_budget.hpp"
 #include "strata/model/assisted_arm.hpp"
 
 namespace strata::app {
@@ -19,10 +20,14 @@ struct RunSettings {
   std::chrono::milliseconds kill_grace{2000};
   bool progress = false;  // a progress line on stderr
   EndpointCaller* endpoints = nullptr;  // for endpoint providers (not owned)
+  engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
 };
 
 struct RunOutcome {
   bool interrupted = false;  // SIGINT/SIGTERM: completed work kept, exit 130
+  bool budget_reached = false;  // an execution was not launched for lack of budget: exit 4
+  engine::Spend spent;          // by this invocation (worst cases where usage was not reported)
+  engine::Spend run_total;      // reported by every observation of the run in the ledger
   double planned = 0, executed = 0, skipped = 0;
   std::string ledger_path;  // absolute
   std::string ledger_hash;

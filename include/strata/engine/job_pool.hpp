@@ -41,6 +41,13 @@ class JobPool {
   // Prints progress_text() on stderr every 250 ms while run() is active.
   void show_progress(std::function<std::string()> progress_text) { progress_text_ = std::move(progress_text); }
 
+  // Called once when the pool stops (a signal or a failure): lets work that waits for something
+  // other than a process (a budget reservation) give up.
+  void on_stop(std::function<void()> callback) { on_stop_ = std::move(callback); }
+
+  // Launches nothing more; what runs goes on to its end (a run-wide budget that is reached).
+  void stop_launching() { launching_ = false; }
+
   bool stopping() const { return stopping_; }
   bool interrupted() const { return interrupted_; }
   int running() const { return running_; }
@@ -61,13 +68,14 @@ class JobPool {
   boost::asio::steady_timer wake_, escalation_, progress_timer_;
   boost::asio::signal_set signals_;
   std::function<std::string()> progress_text_;
+  std::function<void()> on_stop_;
   std::size_t count_ = 0, next_ = 0;  // jobs [0, count_); next_ is the next one to consider
   std::function<bool(std::size_t)> wanted_;
   Job job_;
   int slots_ = 0;     // worker coroutines still active
   int trailing_ = 0;  // finish_outside_slot() work still active
   int running_ = 0;
-  bool stopping_ = false, interrupted_ = false, finished_ = false;
+  bool stopping_ = false, interrupted_ = false, finished_ = false, launching_ = true;
   std::optional<std::string> failure_;
 };
 
