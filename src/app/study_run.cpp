@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "strata/app/run_inputs.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
 #include "strata/model/artifact.hpp"
@@ -35,6 +36,7 @@
 #include "strata/model/observation_builder.hpp"
 #include "strata/store/ledger_append.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/store/run_inputs_record.hpp"
 #include "strata/store/verified_ledger.hpp"
 #include "strata/model/json_access.hpp"
 
@@ -95,6 +97,7 @@ class StudyRun {
     for (const auto& e : preflight_.executions) keys_.push_back(model::execution_key(e.recorded));
     load_ledger();
     check_capacity();
+    check_inputs();
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
                                                       journal_valid_bytes_);
     std::exception_ptr failure;
@@ -185,6 +188,26 @@ class StudyRun {
                   std::to_string(to_run) + " more would exceed the limit of 100000. Use another ledger.");
   }
 
+  // A run resumed with other inputs than it started with would mix two setups: refused, unless
+  // accepted (then listed in the summary). The record is written before anything is launched.
+  void check_inputs() {
+    const Json now = current_run_inputs(inputs_, preflight_);
+    const std::optional<Json> recorded = store::read_run_inputs(settings_.ledger_path, run_id_);
+    if (recorded) {
+      input_changes_ = changed_inputs(run_id_, *recorded, now);
+      if (!input_changes_.empty() && !settings_.accept_changed_inputs) {
+        std::string message = "inputs changed since run " + run_id_ +
+                              " started; nothing was launched (--accept-changed-inputs goes on with the new ones):";
+        for (const auto& change : input_changes_) message += "\n" + change;
+        throw Error(message);
+      }
+      inputs_check_ = input_changes_.empty() ? "unchanged" : "changed";
+    } else {
+      inputs_check_ = run_ids_.count(run_id_) > 0 ? "unrecorded" : "recorded";
+    }
+    if (!recorded || !input_changes_.empty()) store::write_run_inputs(settings_.ledger_path, run_id_, now);
+  }
+
   // This run's observations in selection order, at the place of its first one; other
   // runs' observations keep their order.
   RunOutcome fold() {
@@ -192,6 +215,8 @@ class StudyRun {
     outcome.interrupted = jobs_.interrupted();
     outcome.budget_reached = budget_.reached();
     outcome.spent = budget_.budget().spent();
+    outcome.inputs_check = inputs_check_;
+    outcome.input_changes = input_changes_;
     outcome.planned = static_cast<double>(preflight_.executions.size());
     outcome.executed = executed_;
     outcome.skipped = skipped_;
@@ -453,6 +478,8 @@ class StudyRun {
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;
   bool dirty_ = false;
+  std::string inputs_check_;
+  std::vector<std::string> input_changes_;
 };
 
 }  // namespace

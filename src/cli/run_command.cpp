@@ -23,6 +23,7 @@ using model::Json;
 struct RunOptions {
   std::string plan, suite, providers, repositories, ledger, round;
   bool dry_run = false;
+  bool accept_changed_inputs = false;
   int jobs = 4;
   int kill_grace_ms = 2000;
   OutputFormat format;
@@ -45,6 +46,8 @@ Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome
     summary["ledgerHash"] = outcome->ledger_hash;
   }
   if (outcome && limits.any()) summary["budget"] = budget_summary(limits, outcome->spent, outcome->run_total);
+  if (outcome && (outcome->inputs_check == "unrecorded" || outcome->inputs_check == "changed"))
+    summary["inputs"] = {{"check", outcome->inputs_check}, {"changes", outcome->input_changes}};
   summary["providerConfigHash"] = inputs.providers["contentHash"];
   summary["repositoryConfigHash"] = inputs.repositories["contentHash"];
   summary["assistedArm"] = (outcome ? outcome->assisted_arm : preflight.assisted_arm).to_json();
@@ -59,6 +62,12 @@ std::vector<std::string> summary_lines(const Json& summary, const model::Assiste
                                  "Skipped: " + number_text(summary["skipped"])};
   if (summary.contains("budget")) {
     for (auto& line : budget_lines(summary["budget"])) lines.push_back(std::move(line));
+  }
+  if (summary.contains("inputs")) {
+    if (summary["inputs"]["check"] == "unrecorded")
+      lines.push_back("Inputs: not checked: the ledger has no record of what run " + str(summary["runId"]) +
+                      " started with (written by the reference or an older Strata); recorded now");
+    for (const auto& change : summary["inputs"]["changes"]) lines.push_back("Inputs changed (accepted): " + str(change));
   }
   if (summary.contains("ledgerPath")) {
     lines.push_back("Ledger: " + str(summary["ledgerPath"]));
@@ -96,6 +105,7 @@ int run_study(const RunOptions& options) {
     settings.progress = ::isatty(2) == 1;
     settings.endpoints = &endpoints;
     settings.limits = limits;
+    settings.accept_changed_inputs = options.accept_changed_inputs;
     outcome = app::run_study(inputs, preflight, settings);
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
@@ -131,6 +141,8 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL for a process group")
       ->check(CLI::Range(0, 600000));
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
+  sub->add_flag("--accept-changed-inputs", options->accept_changed_inputs,
+                "Resume even when the configs or provider programs differ from those the run started with");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "execution");
@@ -139,6 +151,9 @@ void add_run_command(CLI::App& app, Action& action) {
       "into the ledger at the end and on interrupt. Re-running the same command resumes: recorded executions\n"
       "are skipped. Ctrl-C stops launching, terminates running providers and keeps every completed observation;\n"
       "a second Ctrl-C kills at once.\n"
+      "<ledger>.inputs records what each run started with (artifact hashes, each provider program's path, size,\n"
+      "modification time and SHA-256); a resume with anything changed stops before launching (exit 2) and names\n"
+      "each change, unless --accept-changed-inputs (the summary then lists them).\n"
       "With --max-tokens or --max-cost-usd, an execution starts only when its worst case (every attempt at the\n"
       "plan's budget.maxTokens, at its entry's highest rate) fits beside what this invocation spent and what\n"
       "runs reserved; once one cannot fit, nothing more starts, running executions finish and the summary says\n"

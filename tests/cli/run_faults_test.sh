@@ -97,9 +97,22 @@ expect_out_has "Executed: $((16 - kept))" "journal fsync fault: resume runs only
 run verify --text "$L"; expect_code 0 "journal fsync fault: verifies after the resume"
 expect_true "[ \"\$(ledger_counts '$L')\" = 'append-a=16 max-repeat=1' ]" "journal fsync fault: each execution once"
 
-# The fold's rewrite (the first rewrite creates the empty ledger, the second is the fold).
-L=$WORK/fsync-fold.json
+# The record of the run's inputs (<ledger>.inputs, written before anything is launched; the
+# first rewrite creates the empty ledger, the second is this record): the run stops, naming it,
+# and nothing was launched.
+L=$WORK/fsync-inputs.json
 STRATA_TEST_FAIL_FSYNC=rewrite:2 study_run a "$L"
+expect_code 2 "inputs record fsync fault: exit code"
+expect_err_has "$L.inputs: cannot fsync: Input/output error" "inputs record fsync fault: the error names the record"
+expect_true "[ ! -s '$L.journal' ] && [ ! -e '$L.inputs' ]" "inputs record fsync fault: nothing launched, no record left"
+expect_true no_temp_files "inputs record fsync fault: no temporary file is left"
+study_run a "$L"; expect_code 0 "inputs record fsync fault: the next run goes on"
+expect_out_has "Executed: 16" "inputs record fsync fault: the next run executes everything"
+
+# The fold's rewrite (the first rewrite creates the empty ledger, the second records the run's
+# inputs, the third is the fold).
+L=$WORK/fsync-fold.json
+STRATA_TEST_FAIL_FSYNC=rewrite:3 study_run a "$L"
 expect_code 2 "fold fsync fault: exit code"
 expect_err_has "$L: cannot fsync: Input/output error" "fold fsync fault: the error names the ledger"
 expect_true no_temp_files "fold fsync fault: no temporary file is left"

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "strata/app/endpoint_caller.hpp"
 #include "strata/app/run_preflight.hpp"
@@ -21,6 +22,7 @@ struct RunSettings {
   bool progress = false;  // a progress line on stderr
   EndpointCaller* endpoints = nullptr;  // for endpoint providers (not owned)
   engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
+  bool accept_changed_inputs = false;   // --accept-changed-inputs: resume even if <ledger>.inputs differs
 };
 
 struct RunOutcome {
@@ -28,6 +30,10 @@ struct RunOutcome {
   bool budget_reached = false;  // an execution was not launched for lack of budget: exit 4
   engine::Spend spent;          // by this invocation (worst cases where usage was not reported)
   engine::Spend run_total;      // reported by every observation of the run in the ledger
+  // <ledger>.inputs: "recorded" (a new run), "unchanged", "changed" (accepted: `input_changes`)
+  // or "unrecorded" (a resumed run with no record: nothing to compare, recorded now).
+  std::string inputs_check;
+  std::vector<std::string> input_changes;
   double planned = 0, executed = 0, skipped = 0;
   std::string ledger_path;  // absolute
   std::string ledger_hash;

@@ -1,0 +1,81 @@
+#include "strata/app/run_inputs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "strata/error.hpp"
+#include "strata/model/content_hash.hpp"
+#include "strata/model/json_access.hpp"
+#include "strata/store/artifact_file.hpp"
+#include "strata/store/file_descriptor.hpp"
+
+namespace strata::app {
+namespace {
+
+using model::Json;
+using model::str;
+
+// {"path", "size", "modifiedNs", "sha256"} of an executable, read a piece at a time.
+Json program_fingerprint(const std::string& path) {
+  const store::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat info {};
+  if (file.get() < 0 || ::fstat(file.get(), &info) != 0)
+    throw Error(std::string("cannot read the provider program: ") + std::strerror(errno), path);
+  model::Sha256 hash;
+  store::read_file_pieces(file.get(), path, [&hash](std::string_view piece) {
+    hash.update(piece);
+    return true;
+  });
+  // Nanoseconds since the epoch pass 2^53: a decimal string keeps every digit.
+  const std::string modified_ns = std::to_string(static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec);
+  return {{"path", path}, {"size", static_cast<double>(info.st_size)}, {"modifiedNs", modified_ns}, {"sha256", hash.hex()}};
+}
+
+const Json* program_named(const Json& programs, const Json& path) {
+  for (const auto& program : programs)
+    if (program["path"] == path) return &program;
+  return nullptr;
+}
+
+}  // namespace
+
+Json current_run_inputs(const StudyInputs& inputs, const RunPreflight& preflight) {
+  std::set<std::string> paths;  // each program once, in path order
+  for (const auto& e : preflight.executions)
+    if (!e.assisted_unavailable && !e.command_path.empty()) paths.insert(e.command_path);
+  Json programs = Json::array();
+  for (const auto& path : paths) programs.push_back(program_fingerprint(path));
+  return {{"planHash", inputs.plan["contentHash"]},
+          {"taskSuiteHash", inputs.suite["contentHash"]},
+          {"providerConfigHash", inputs.providers["contentHash"]},
+          {"repositoryConfigHash", inputs.repositories["contentHash"]},
+          {"programs", std::move(programs)}};
+}
+
+std::vector<std::string> changed_inputs(const std::string& run_id, const Json& recorded, const Json& now) {
+  std::vector<std::string> changes;
+  for (const auto& [member, what] : {std::pair{"planHash", "plan"}, std::pair{"taskSuiteHash", "task suite"},
+                                     std::pair{"providerConfigHash", "provider config"},
+                                     std::pair{"repositoryConfigHash", "repository config"}}) {
+    const std::string before = recorded.contains(member) ? str(recorded[member]) : "(not recorded)";
+    if (before != str(now[member]))
+      changes.push_back(std::string(what) + " changed since run " + run_id + " started: " + before + " -> " + str(now[member]));
+  }
+  const Json no_programs = Json::array();
+  const Json& before = recorded.contains("programs") ? recorded["programs"] : no_programs;
+  for (const auto& program : now["programs"]) {
+    const Json* old = program_named(before, program["path"]);
+    if (old == nullptr)
+      changes.push_back("provider program added since run " + run_id + " started: " + str(program["path"]));
+    else if ((*old)["sha256"] != program["sha256"])
+      changes.push_back("provider program changed: " + str(program["path"]) + " (sha256 " + str((*old)["sha256"]) + " -> " +
+                        str(program["sha256"]) + ")");
+  }
+  return changes;
+}
+
+}  // namespace strata::app
