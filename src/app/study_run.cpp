@@ -67,16 +67,23 @@ std::vector<std::string> child_environment(const Json& provider, const std::stri
   return env;
 }
 
-// ", spent 1200 tokens $0.0031, reserved 800000 tokens $2.0000, limit 1000000 tokens $5.0000"
+// ", spent 1200 tokens $0.0031, reserved 8000 tokens $0.0160, limit 100000 tokens, $5.0000"
 std::string budget_progress(const engine::BudgetGate& gate) {
   const engine::SpendBudget& budget = gate.budget();
   const engine::SpendLimits& limits = budget.limits();
   char text[256];
-  std::snprintf(text, sizeof text, ", spent %.0f tokens $%.4f, reserved %.0f tokens $%.4f, limit %s tokens %s",
-                budget.spent().tokens, budget.spent().cost_usd, budget.reserved().tokens, budget.reserved().cost_usd,
-                limits.max_tokens ? std::to_string(static_cast<long long>(*limits.max_tokens)).c_str() : "-",
-                limits.max_cost_usd ? ("$" + std::to_string(*limits.max_cost_usd)).c_str() : "-");
-  return text;
+  std::snprintf(text, sizeof text, ", spent %.0f tokens $%.4f, reserved %.0f tokens $%.4f, limit", budget.spent().tokens,
+                budget.spent().cost_usd, budget.reserved().tokens, budget.reserved().cost_usd);
+  std::string line = text;
+  if (limits.max_tokens) {
+    std::snprintf(text, sizeof text, " %.0f tokens", *limits.max_tokens);
+    line += text;
+  }
+  if (limits.max_cost_usd) {
+    std::snprintf(text, sizeof text, "%s $%.4f", limits.max_tokens ? "," : "", *limits.max_cost_usd);
+    line += text;
+  }
+  return line;
 }
 
 class StudyRun {
