@@ -190,6 +190,17 @@ a, b = strip(\"$WORK/jobs/ledger.json\"), strip(\"$WORK/jobs1/ledger.json\")
 assert len(a) == 24 and a == b
 '" "--jobs 16 and --jobs 1 agree apart from timing"
 
+# journal_lines_at_least <journal> <n>: waits until the journal holds n complete lines (a bounded
+# poll, at most 60 s). The signals below land on observed progress, not after a fixed sleep: on
+# a loaded machine under ASan a run had not recorded anything 1.3 s after its start.
+journal_lines_at_least() {
+  for _ in $(seq 3000); do
+    [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+    sleep 0.02
+  done
+  return 1
+}
+
 # --- SIGINT: stop, keep completed work, exit 130; re-run resumes -------------------------
 script "$WORK/p-slow" '#!/bin/sh
 cat >/dev/null
@@ -199,7 +210,7 @@ make_study slow "$WORK/p-slow" '{"runId": "slow-01"}'
 "$STRATA" run "$WORK/slow/plan.json" "$SUITE" --providers "$WORK/slow/providers.json" --repositories "$WORK/slow/repos.json" \
   --ledger "$WORK/slow/ledger.json" --jobs 2 >"$WORK/slow/out" 2>"$WORK/slow/err" &
 pid=$!
-sleep 1.2
+expect_true "journal_lines_at_least '$WORK/slow/ledger.json.journal' 1" "the slow run records its first observation within 60 s"
 # The lock refuses a second run on the same ledger meanwhile.
 bad_input "a second run is refused" "is in use by another strata run" \
   run "$WORK/slow/plan.json" "$SUITE" --providers "$WORK/slow/providers.json" --repositories "$WORK/slow/repos.json" \
@@ -234,7 +245,7 @@ make_study killed "$WORK/p-slow" '{"runId": "killed-01"}'
 "$STRATA" run "$WORK/killed/plan.json" "$SUITE" --providers "$WORK/killed/providers.json" --repositories "$WORK/killed/repos.json" \
   --ledger "$WORK/killed/ledger.json" --jobs 4 >/dev/null 2>&1 &
 pid=$!
-sleep 1.3
+expect_true "journal_lines_at_least '$WORK/killed/ledger.json.journal' 1" "the killed run records its first observation within 60 s"
 kill -KILL $pid
 wait $pid 2>/dev/null
 journal_lines=$(wc -l <"$WORK/killed/ledger.json.journal")

@@ -263,7 +263,7 @@ fault delay:300
 "$STRATA" run "$WORK/plan-resume.json" "$WORK/suite.json" --providers "$WORK/providers.json" --repositories "$WORK/repos.json" \
   --ledger "$C" --jobs 4 --usage-log-project-root "$P" --usage-log-specs-dir "$SC" >"$WORK/killed.out" 2>"$WORK/killed.err" &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 1200); do  # at most 60 s: a bounded poll for progress, not a clock
   [ "$(count_events model_usage "$SC/$LOGNAME_JSONL")" -ge 4 ] && break
   sleep 0.05
 done
