@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "strata/app/recorded_runs.hpp"
 #include "strata/app/run_inputs.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
@@ -36,6 +37,7 @@
 #include "strata/model/observation_builder.hpp"
 #include "strata/store/ledger_append.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/store/ledger_writer.hpp"
 #include "strata/store/run_inputs_record.hpp"
 #include "strata/store/verified_ledger.hpp"
 #include "strata/model/json_access.hpp"
@@ -133,22 +135,38 @@ class StudyRun {
     if (!load_verified_ledger()) load_whole_ledger();
   }
 
-  // A fresh run on a ledger this program verified and wrote, unchanged since and with an
-  // empty journal, needs none of its observations: only the count, the run ids and the
-  // hash state to append a block. Nothing is read that grows with the ledger.
+  // A ledger this program verified and wrote, unchanged since and with an empty journal, is
+  // known from its record: a fresh run needs only the count, the run ids and the hash state
+  // to append a block; a resumed run with every planned execution recorded (under this plan)
+  // has nothing to run. Nothing is read that grows with the ledger; anything else reads it.
   bool load_verified_ledger() {
     struct stat journal {};
     if (::stat(store::journal_path_for(settings_.ledger_path).c_str(), &journal) == 0 && journal.st_size > 0) return false;
     std::optional<store::VerifiedLedger> verified = store::read_verified_ledger(settings_.ledger_path);
-    if (!verified || verified->run_ids.count(run_id_) > 0) return false;
+    if (!verified) return false;
+    const auto this_run = verified->runs.find(run_id_);
+    if (this_run != verified->runs.end() && !fully_recorded(this_run->second)) return false;
     hasher_ = model::LedgerHasher::restore(model::ledger_without_observations(verified->ledger_version), verified->hash_state);
     if (!hasher_) return false;
+    if (this_run != verified->runs.end()) {
+      for (const auto& key : keys_) index_.add_recorded_key(key);
+      recorded_run_total_ = engine::Spend{this_run->second.reported_tokens, this_run->second.reported_cost_usd};
+    }
     ledger_version_ = verified->ledger_version;
     ledger_hash_ = verified->content_hash;
     unloaded_observations_ = verified->observations;
-    run_ids_ = std::move(verified->run_ids);
-    appendable_ = true;
+    for (const auto& [run_id, run] : verified->runs) run_ids_.insert(run_id);
+    appendable_ = run_ids_.count(run_id_) == 0;
+    recorded_runs_ = std::move(verified->runs);
     record_current_ = true;
+    return true;
+  }
+
+  // Under this plan, with every execution this plan selects recorded.
+  bool fully_recorded(const store::RecordedRun& run) const {
+    if (run.plan_hash != str(inputs_.plan["contentHash"])) return false;  // the full read reports it
+    for (const auto& key : keys_)
+      if (!run.has_execution_key(key)) return false;
     return true;
   }
 
@@ -178,11 +196,13 @@ class StudyRun {
 
   std::size_t total_observations() const { return unloaded_observations_ + observations_.size(); }
 
-  // Keeps <ledger>.verified in step with the file when the hash state matches it.
+  // Keeps <ledger>.verified in step with the file when the hash state matches it. With the
+  // ledger's observations not loaded, observations_ holds only this fresh run's block.
   void record_verified_ledger() {
     if (!hasher_ || record_current_) return;
-    std::set<std::string> run_ids = run_ids_;
-    store::VerifiedLedger verified{ledger_hash_, ledger_version_, total_observations(), std::move(run_ids), hasher_->saved_state()};
+    std::map<std::string, store::RecordedRun> runs = recorded_runs(observations_);
+    if (unloaded_observations_ > 0) runs.merge(recorded_runs_);
+    store::VerifiedLedger verified{ledger_hash_, ledger_version_, total_observations(), std::move(runs), hasher_->saved_state()};
     record_current_ = store::write_verified_ledger(settings_.ledger_path, verified);
   }
 
@@ -233,6 +253,8 @@ class StudyRun {
     if (dirty_) fold_journal();
     record_verified_ledger();
     outcome.ledger_hash = ledger_hash_;
+    outcome.ledger_read = unloaded_observations_ > 0 ? "verified-record" : "full";
+    outcome.run_total = recorded_run_total_;
     for (const auto& o : observations_)
       if (o["runId"] == run_id_) {
         const engine::Spend reported = engine::reported_spend(o).value_or(engine::Spend{});
@@ -248,8 +270,13 @@ class StudyRun {
       if (unloaded_observations_ > 0)  // only a fresh run's block on an unchanged ledger gets here
         throw Error("Ledger " + settings_.ledger_path + " changed during the run; every completed observation is in " +
                     store::journal_path_for(settings_.ledger_path) + " and the next run folds it.");
-      hasher_.reset();  // the rewrite below leaves the loaded hash state behind
-      ledger_hash_ = store::write_ledger(settings_.ledger_path, ledger_version_, observations_);
+      // Written a piece at a time (no copy of the observations); the hash state it ends with
+      // lets <ledger>.verified describe the new file.
+      std::string hash_state;
+      ledger_hash_ = store::write_ledger_streamed(settings_.ledger_path, ledger_version_, observations_.size(),
+                                                  [this](std::size_t i) { return observations_[i]; }, &hash_state);
+      hasher_ = model::LedgerHasher::restore(model::ledger_without_observations(ledger_version_), hash_state);
+      record_current_ = false;
     }
     journal_->truncate();
     dirty_ = false;
@@ -481,6 +508,8 @@ class StudyRun {
   std::size_t unloaded_observations_ = 0;        // in the file but not in observations_ (verified record)
   std::set<std::string> run_ids_;                // of the observations in the file
   bool record_current_ = false;                  // <ledger>.verified describes the file
+  std::map<std::string, store::RecordedRun> recorded_runs_;  // from <ledger>.verified, when loaded from it
+  engine::Spend recorded_run_total_;             // this run's reported usage, when loaded from the record
   std::chrono::steady_clock::time_point started_;
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;

@@ -44,6 +44,7 @@ Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome
   if (outcome) {
     summary["ledgerPath"] = outcome->ledger_path;
     summary["ledgerHash"] = outcome->ledger_hash;
+    summary["ledgerRead"] = outcome->ledger_read;  // "verified-record" or "full" (docs/DECISIONS.md)
   }
   if (outcome && limits.any()) summary["budget"] = budget_summary(limits, outcome->spent, outcome->run_total);
   if (outcome && (outcome->inputs_check == "unrecorded" || outcome->inputs_check == "changed"))

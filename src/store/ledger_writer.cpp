@@ -76,7 +76,7 @@ void write_sealed_ledger(const std::string& ledger_path, const Json& sealed) {
 }
 
 std::string write_ledger_streamed(const std::string& ledger_path, const std::string& ledger_version, std::size_t count,
-                                  const std::function<Json(std::size_t)>& observation) {
+                                  const std::function<Json(std::size_t)>& observation, std::string* hash_state) {
   if (count > model::kMaxLedgerObservations)
     throw Error("A ledger holds at most 100000 observations; this one would hold " + std::to_string(count) + ".");
   // Written in model::seal_checked_ledger's member order; the seal follows the observations.
@@ -97,6 +97,7 @@ std::string write_ledger_streamed(const std::string& ledger_path, const std::str
     }
     layout.end_array();
     content_hash = hasher.hash();
+    if (hash_state != nullptr) *hash_state = hasher.saved_state();
     layout.member("contentHash", content_hash);
     layout.member("contentHashAlgo", top["contentHashAlgo"]);
     layout.close();

@@ -37,6 +37,9 @@ struct RunOutcome {
   double planned = 0, executed = 0, skipped = 0;
   std::string ledger_path;  // absolute
   std::string ledger_hash;
+  // How the ledger's observations were learnt: "verified-record" (<ledger>.verified described
+  // the file: none read) or "full" (read and verified).
+  std::string ledger_read;
   model::AssistedArm assisted_arm;
 };
 

@@ -16,6 +16,10 @@ class LedgerIndex {
   // Indexes a stored observation. Throws when it belongs to this run id under another plan.
   void add_existing(const Json& observation);
 
+  // An execution of this run known to be recorded without its observation (a resume answered
+  // from <ledger>.verified, which runs nothing: upsert() does not know its contents).
+  void add_recorded_key(const std::string& key) { execution_keys_.insert(key); }
+
   // Skip rule: an observation of this run with the same six-field execution key exists.
   bool has_execution(const Json& recorded_task) const;
   bool has_execution_key(const std::string& key) const { return execution_keys_.count(key) > 0; }
