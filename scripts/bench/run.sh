@@ -92,37 +92,20 @@ chmod +x "$T/p-dump"
 # A 128-task suite: 32 repositories x 4 categories, cloned from the 6 fixture repositories by
 # renaming consumer-0K to consumer-NN. Provider configs per provider; plans per runId and size.
 python3 - "$T" "$FIX" <<'PY'
-import json, os, sys
+import json, sys
+sys.path.insert(0, "tests/support")
+from study_payloads import grown_tasks, provider_entries, unsealed, write_provider_config, write_repository_config
 T, fix = sys.argv[1:3]
-suite = json.load(open(f"{fix}/task-suite-v1.json"))
-for k in ("contentHash", "contentHashAlgo"):
-    suite.pop(k)
-repos = [f"consumer-{r:02d}" for r in range(1, 33)]
-by_repo = {}
-for t in suite["tasks"]:
-    by_repo.setdefault(t["repositoryId"], []).append(t)
-tasks = []
-for r, repo in enumerate(repos):
-    src = f"consumer-0{r % 6 + 1}"
-    for t in by_repo[src]:
-        tasks.append(json.loads(json.dumps(t).replace(src, repo)))
+suite = unsealed(f"{fix}/task-suite-v1.json")
+repos, tasks = grown_tasks(suite)
 suite["population"] = repos
 suite["tasks"] = tasks
 suite["replicatesPerTask"] = 1  # so the whole matrix (768 cells) is a plan's largest sample
 suite["maxRuns"] = len(tasks) * 6 * suite["replicatesPerTask"]
 json.dump(suite, open(f"{T}/suite.payload.json", "w"))
-for repo in repos:
-    os.makedirs(f"{T}/repos/{repo}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": r, "root": f"{T}/repos/{r}"} for r in repos]},
-          open(f"{T}/repos.payload.json", "w"))
+write_repository_config(f"{T}/repos", repos, f"{T}/repos.payload.json")
 for name in ("trivial", "sleep200", "sleep2000", "dump"):
-    entries = [{"modelId": m, "scenarioIds": [s], "command": f"{T}/p-{name}", "args": [], "envAllowlist": [],
-                "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-               for m in ["low-cost-model", "reference-model"]
-               for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]]
-    json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries},
-              open(f"{T}/providers-{name}.payload.json", "w"))
+    write_provider_config(provider_entries(f"{T}/p-{name}", envAllowlist=[]), f"{T}/providers-{name}.payload.json")
 PY
 "$strata" seal task-suite "$T/suite.payload.json" -o "$T/suite.json" >/dev/null
 "$strata" seal repository-config "$T/repos.payload.json" -o "$T/repos.json" >/dev/null

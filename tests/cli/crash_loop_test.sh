@@ -108,29 +108,17 @@ cc -O2 -o "$WORK/bin/crashloop" "$WORK/crashloop.c" || { echo "FAIL: cannot comp
 # (task, model, scenario) cells, one attempt, 10 s per attempt. Providers and judge answer
 # after 0-30 ms; 16 jobs. Plans (one run id per epoch) are sealed by the driver below.
 python3 - "$WORK" "$FIX/run-plan-v1.json" "$JOBS" <<'PY'
-import json, os, sys
+import json, sys
+from study_payloads import FIXTURE_REPOSITORIES, provider_entries, unsealed, write_provider_config, write_repository_config
 work, plan_path, jobs = sys.argv[1:4]
-plan = json.load(open(plan_path))
-for k in ("contentHash", "contentHashAlgo"):
-    plan.pop(k)
+plan = unsealed(plan_path)
 plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(plan["taskIds"]),
                     "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
 plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 10000, "maxOutputBytes": 256000, "maxAttempts": 1}
 json.dump(plan, open(f"{work}/plan-template.json", "w"))
-ids = [f"consumer-0{i}" for i in range(1, 7)]
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/repos.payload.json", "w"))
-entries = [(m, s) for m in ["low-cost-model", "reference-model"]
-           for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]]
-json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
-           "providers": [{"modelId": m, "scenarioIds": [s], "command": f"{work}/bin/crashloop",
-                          "args": ["provider", f"{work}/process/calls.log", "30"], "envAllowlist": ["CRASH_LOOP_RUN"],
-                          "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-                         for m, s in entries]},
-          open(f"{work}/process.payload.json", "w"))
+write_repository_config(f"{work}/repos", FIXTURE_REPOSITORIES, f"{work}/repos.payload.json")
+write_provider_config(provider_entries(f"{work}/bin/crashloop", ["provider", f"{work}/process/calls.log", "30"],
+                                       envAllowlist=["CRASH_LOOP_RUN"]), f"{work}/process.payload.json")
 json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
            "providers": [{"modelId": "low-cost-model", "scenarioIds": ["repository-only"], "command": "true",
                           "providerNetwork": False, "maxInputBytes": 1000, "maxOutputBytes": 1000}],

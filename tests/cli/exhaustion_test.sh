@@ -109,17 +109,7 @@ int main(int argc, char** argv) {
 C
 cc -O2 -o "$WORK/bin/forker" "$WORK/forker.c" || { echo "FAIL: cannot compile the forker" >&2; exit 1; }
 
-# Six repository roots and their sealed config (the fixture suite's population).
-python3 - "$WORK" <<'PY'
-import json, os, sys
-work = sys.argv[1]
-ids = [f"consumer-0{i}" for i in range(1, 7)]
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]}, open(f"{work}/repos.payload.json", "w"))
-PY
-"$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
+fixture_repositories  # the fixture suite's six repositories
 
 # survivors: live (non-zombie) forker processes. One ps for all (one per pid took seconds for
 # 2,000 of them on a loaded machine).
@@ -291,20 +281,11 @@ stat_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.
 # most a suite may hold, so a pairwise plan has 4 x 128 = 512 executions; two plans (runs a, b),
 # and endpoint providers and an endpoint adjudicator on the listener (maxConcurrency 1024).
 python3 - "$WORK" "$FIX/run-plan-v1.json" "$FIX/task-suite-v1.json" "$CALL_MS" <<'PY'
-import json, os, sys
+import json, sys
+from study_payloads import grown_tasks, unsealed, write_repository_config
 work, plan_path, suite_path, call_ms = sys.argv[1:5]
-suite, plan = json.load(open(suite_path)), json.load(open(plan_path))
-for artifact in (suite, plan):
-    for k in ("contentHash", "contentHashAlgo"):
-        artifact.pop(k)
-ids = [f"consumer-{i:02d}" for i in range(1, 33)]
-base = {t["repositoryId"]: [] for t in suite["tasks"]}
-for t in suite["tasks"]:
-    base[t["repositoryId"]].append(t)
-tasks = []
-for n, repo in enumerate(ids):
-    source = f"consumer-{n % 6 + 1:02d}"
-    tasks += [json.loads(json.dumps(t).replace(source, repo)) for t in base[source]]
+suite, plan = unsealed(suite_path), unsealed(plan_path)
+ids, tasks = grown_tasks(suite)
 for t in tasks:  # the suite's limit (the judge's deadline) bounds every task's
     t["budget"]["maxRuntimeMs"] = int(call_ms)
 suite.update(population=ids, tasks=tasks, maxRuns=1000, maxRuntimeMsPerTask=int(call_ms))
@@ -316,11 +297,7 @@ plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": int(call_ms), "maxOutputB
 for run in "ab":
     plan["runId"] = f"silent-{run}"
     json.dump(plan, open(f"{work}/silent-{run}.plan.payload.json", "w"))
-for i in ids:
-    os.makedirs(f"{work}/big-repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/big-repos/{i}"} for i in ids]},
-          open(f"{work}/big-repos.payload.json", "w"))
+write_repository_config(f"{work}/big-repos", ids, f"{work}/big-repos.payload.json")
 endpoint = {"protocol": "openai-chat-completions", "baseUrlEnv": "SILENT_BASE_URL", "apiKeyEnv": "SILENT_API_KEY",
             "model": "silent-model", "maxConcurrency": 1024}
 json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",

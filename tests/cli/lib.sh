@@ -6,6 +6,10 @@ checks=0
 WORK=$(mktemp -d /tmp/strata-cli-test.XXXXXX)
 chmod 755 "$WORK"
 trap 'rm -rf "$WORK"' EXIT
+# tests/support/study_payloads.py (the 128-task suite, repository and provider configs) for the
+# tests' inline Python.
+PYTHONPATH=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../support")${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 
 # python3 is the Debian interpreter scripts/setup.sh installs (with python3-jsonschema), called
 # directly: a version manager's shim found first on PATH (pyenv's starts several shells a call)
@@ -107,6 +111,30 @@ json.dump(plan, open(out, "w"))
 PY
     "$STRATA" seal run-plan "$WORK/plan-$id.payload.json" -o "$WORK/plan-$id.json" >/dev/null
   done
+}
+
+# tamper_in_place <file> <text> <replacement of the same length>: changes the first occurrence in
+# the file's own bytes (same inode, same size) and restores its modification time, so that only
+# the change time and the content tell.
+tamper_in_place() {
+  touch -r "$1" "$WORK/.tamper-stamp"
+  python3 - "$@" <<'PY'
+import sys
+path, old, new = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+assert len(old) == len(new)
+data = open(path, "rb").read()
+at = data.index(old)
+open(path, "r+b").write(data[:at] + new + data[at + len(old):])
+PY
+  touch -r "$WORK/.tamper-stamp" "$1"
+}
+
+# fixture_repositories: empty roots for the fixture suite's six repositories ($WORK/repos/<id>),
+# their config payload $WORK/repos.payload.json and the sealed $WORK/repos.json.
+fixture_repositories() {
+  python3 -c 'import sys; from study_payloads import FIXTURE_REPOSITORIES, write_repository_config
+write_repository_config(sys.argv[1] + "/repos", FIXTURE_REPOSITORIES, sys.argv[1] + "/repos.payload.json")' "$WORK"
+  "$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
 }
 
 # study_run <plan suffix> <ledger> [more run args]: `strata run` of make_example_study's study.

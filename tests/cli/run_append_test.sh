@@ -29,14 +29,7 @@ expect_out_has "Skipped: 16" "run c again skips everything"
 # --- a ledger changed behind strata's back ------------------------------------------------
 cp -p "$L" "$WORK/good.json"; cp -p "$L.verified" "$WORK/good.verified"
 # Same length, modification time restored: only a full verification can notice.
-python3 - "$L" <<'PY'
-import sys
-path = sys.argv[1]
-data = open(path, "rb").read()
-at = data.index(b'"append-b"')
-open(path, "r+b").write(data[:at] + b'"append-x"' + data[at + 10:])
-PY
-touch -r "$WORK/good.json" "$L"
+tamper_in_place "$L" '"append-b"' '"append-x"'
 cp -p "$L" "$WORK/tampered.json"
 study_run d "$L"; expect_code 2 "run d on a tampered ledger"
 expect_err_has "content hash" "run d names the hash failure"

@@ -55,30 +55,20 @@ cc -O2 -o "$WORK/budgeted" "$WORK/budgeted.c" || { echo "FAIL: cannot compile th
 # The fixture suite with every task's budget.maxTokens at 1,000; a pairwise plan of all 96 cells
 # (maxAttempts as given); provider configs: <name>.providers.json.
 python3 - "$WORK" "$FIX" <<'PY'
-import json, os, sys
+import json, sys
+from study_payloads import FIXTURE_REPOSITORIES, provider_entries, unsealed, write_repository_config
 work, fix = sys.argv[1:3]
-suite = json.load(open(f"{fix}/task-suite-v1.json"))
-for k in ("contentHash", "contentHashAlgo"):
-    suite.pop(k)
+suite = unsealed(f"{fix}/task-suite-v1.json")
 for t in suite["tasks"]:
     t["budget"]["maxTokens"] = 1000
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
-ids = [f"consumer-0{i}" for i in range(1, 7)]
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/repos.payload.json", "w"))
+write_repository_config(f"{work}/repos", FIXTURE_REPOSITORIES, f"{work}/repos.payload.json")
 pricing = {"currency": "USD", "inputPerMillionUsd": 1, "cachedInputPerMillionUsd": 0.5, "outputPerMillionUsd": 2}
 def config(name, args, priced=True, unpriced_entries=()):
-    entries = []
-    for m in ["low-cost-model", "reference-model"]:
-        for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]:
-            e = {"modelId": m, "scenarioIds": [s], "command": f"{work}/budgeted", "args": args,
-                 "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-            if priced and (m, s) not in unpriced_entries:
-                e["pricing"] = pricing
-            entries.append(e)
+    entries = provider_entries(f"{work}/budgeted", args)
+    for e in entries:
+        if priced and (e["modelId"], e["scenarioIds"][0]) not in unpriced_entries:
+            e["pricing"] = pricing
     doc = {"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries,
            "adjudicator": {"id": "budget-judge", "modelId": "reference-model", "command": f"{work}/budgeted",
                            "args": ["judge", "20", "600", "400"], "providerNetwork": False,
@@ -91,9 +81,7 @@ config("hang", ["hang", "0"])
 # Unpriced: two entries the plan uses, one it does not (registry-assisted is not sampled).
 config("unpriced", ["ok", "20"], unpriced_entries={("low-cost-model", "deterministic-doc-bridge"),
                                                   ("low-cost-model", "registry-assisted"), ("reference-model", "repository-only")})
-plan = json.load(open(f"{fix}/run-plan-v1.json"))
-for k in ("contentHash", "contentHashAlgo"):
-    plan.pop(k)
+plan = unsealed(f"{fix}/run-plan-v1.json")
 plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 96,
                     "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
 for name, attempts, runtime in (("one", 1, 60000), ("two", 2, 60000), ("short", 1, 300)):

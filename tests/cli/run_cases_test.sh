@@ -16,28 +16,15 @@ mkdir -p "$WORK/out"
 make_study() {
   python3 - "$WORK" "$FIX" "$@" <<'PY'
 import json, os, sys
+from study_payloads import FIXTURE_REPOSITORIES, provider_entries, unsealed, write_provider_config, write_repository_config
 work, fix, name, command = sys.argv[1:5]
 plan_overrides = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
 provider_extra = json.loads(sys.argv[6]) if len(sys.argv) > 6 else {}
 os.makedirs(f"{work}/{name}", exist_ok=True)
-ids = [f"consumer-0{i}" for i in range(1, 7)]
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/{name}/repos.payload.json", "w"))
-entries = []
-for m in ["low-cost-model", "reference-model"]:
-    for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]:
-        e = {"modelId": m, "scenarioIds": [s], "command": command, "args": [], "envAllowlist": ["STRATA_TEST_OUT"],
-             "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-        e.update(provider_extra)
-        entries.append(e)
-json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries},
-          open(f"{work}/{name}/providers.payload.json", "w"))
-plan = json.load(open(f"{fix}/run-plan-v1.json"))
-for k in ("contentHash", "contentHashAlgo"):
-    plan.pop(k)
+write_repository_config(f"{work}/repos", FIXTURE_REPOSITORIES, f"{work}/{name}/repos.payload.json")
+write_provider_config(provider_entries(command, **{"envAllowlist": ["STRATA_TEST_OUT"], **provider_extra}),
+                      f"{work}/{name}/providers.payload.json")
+plan = unsealed(f"{fix}/run-plan-v1.json")
 for k, v in plan_overrides.items():
     if k == "budget":
         plan["budget"].update(v)

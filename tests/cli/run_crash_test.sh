@@ -14,25 +14,12 @@ KILLS=10
 # (with 0-50 ms a whole run took ~0.8 s on 2 cores and 8 of the 10 kills came after the end), so a
 # whole run takes ~5 s with 16 jobs and most of the kills below land mid-run.
 python3 - "$WORK" "$FIX/run-plan-v1.json" "$FIX/task-suite-v1.json" <<'PY'
-import json, os, sys
+import json, sys
+from study_payloads import grown_tasks, provider_entries, unsealed, write_provider_config, write_repository_config
 work, plan_path, suite_path = sys.argv[1:4]
-suite = json.load(open(suite_path))
-plan = json.load(open(plan_path))
-for artifact in (suite, plan):
-    for k in ("contentHash", "contentHashAlgo"):
-        artifact.pop(k)
-ids = [f"consumer-{i:02d}" for i in range(1, 33)]
-base = {t["repositoryId"]: [] for t in suite["tasks"]}
-for t in suite["tasks"]:
-    base[t["repositoryId"]].append(t)
-tasks = []
-for n, repo in enumerate(ids):
-    source = f"consumer-{n % 6 + 1:02d}"
-    for t in base[source]:
-        tasks.append(json.loads(json.dumps(t).replace(source, repo)))
-suite["population"] = ids
-suite["tasks"] = tasks
-suite["maxRuns"] = 1000
+suite, plan = unsealed(suite_path), unsealed(plan_path)
+ids, tasks = grown_tasks(suite)
+suite.update(population=ids, tasks=tasks, maxRuns=1000)
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
 plan["taskIds"] = [t["id"] for t in tasks]
 plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(tasks),
@@ -40,17 +27,8 @@ plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(ta
 plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 10000, "maxOutputBytes": 256000, "maxAttempts": 1}
 plan["runId"] = "crash-test-01"
 json.dump(plan, open(f"{work}/plan.payload.json", "w"))
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/repos.payload.json", "w"))
-json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
-           "providers": [{"modelId": m, "scenarioIds": [s], "command": f"{work}/bin/provider.sh",
-                          "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-                         for m in ["low-cost-model", "reference-model"]
-                         for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]]},
-          open(f"{work}/providers.payload.json", "w"))
+write_repository_config(f"{work}/repos", ids, f"{work}/repos.payload.json")
+write_provider_config(provider_entries(f"{work}/bin/provider.sh"), f"{work}/providers.payload.json")
 PY
 "$STRATA" seal task-suite "$WORK/suite.payload.json" -o "$WORK/suite.json"
 # The plan must name the new suite's hash.

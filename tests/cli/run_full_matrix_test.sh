@@ -26,21 +26,11 @@ cc -O2 -o "$WORK/answer" "$WORK/answer.c" || { echo "FAIL: cannot compile the pr
 # The suite: 32 repositories (consumer-07..32 copy the tasks of consumer-01..06), 128 tasks, one
 # replicate; plans of the given sample sizes; one provider entry per (model, scenario).
 python3 - "$WORK" "$FIX" <<'PY'
-import json, os, sys
+import json, sys
+from study_payloads import grown_tasks, provider_entries, unsealed, write_provider_config, write_repository_config
 work, fix = sys.argv[1:3]
-suite = json.load(open(f"{fix}/task-suite-v1.json"))
-plan = json.load(open(f"{fix}/run-plan-v1.json"))
-for artifact in (suite, plan):
-    for k in ("contentHash", "contentHashAlgo"):
-        artifact.pop(k)
-ids = [f"consumer-{i:02d}" for i in range(1, 33)]
-base = {t["repositoryId"]: [] for t in suite["tasks"]}
-for t in suite["tasks"]:
-    base[t["repositoryId"]].append(t)
-tasks = []
-for n, repo in enumerate(ids):
-    source = f"consumer-{n % 6 + 1:02d}"
-    tasks += [json.loads(json.dumps(t).replace(source, repo)) for t in base[source]]
+suite, plan = unsealed(f"{fix}/task-suite-v1.json"), unsealed(f"{fix}/run-plan-v1.json")
+ids, tasks = grown_tasks(suite)
 suite.update(population=ids, tasks=tasks, maxRuns=1000, replicatesPerTask=1)
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
 plan["taskIds"] = [t["id"] for t in tasks]
@@ -49,17 +39,8 @@ for size in (768, 762, 767, 774):
     plan["runId"] = f"full-matrix-{size}"
     plan["sampling"] = {"strategy": "balanced-task-strata", "sampleSize": size}
     json.dump(plan, open(f"{work}/plan-{size}.payload.json", "w"))
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/repos.payload.json", "w"))
-json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
-           "providers": [{"modelId": m, "scenarioIds": [s], "command": f"{work}/answer", "args": [],
-                          "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-                         for m in ["low-cost-model", "reference-model"]
-                         for s in ["repository-only", "deterministic-doc-bridge", "registry-assisted"]]},
-          open(f"{work}/providers.payload.json", "w"))
+write_repository_config(f"{work}/repos", ids, f"{work}/repos.payload.json")
+write_provider_config(provider_entries(f"{work}/answer"), f"{work}/providers.payload.json")
 PY
 "$STRATA" seal task-suite "$WORK/suite.payload.json" -o "$WORK/suite.json" >/dev/null
 SUITE_HASH=$(python3 -c "import json; print(json.load(open('$WORK/suite.json'))['contentHash'])")

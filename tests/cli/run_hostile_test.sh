@@ -13,17 +13,7 @@ MARK=$$$RANDOM   # digits that make this script's sleep commands unique (`sleep 
 WALL_MS=15000    # "prompt finish" guard for one whole study (6 executions), not a benchmark
 
 # Six repository roots and their sealed config.
-python3 - "$WORK" <<'PY'
-import json, os, sys
-work = sys.argv[1]
-ids = [f"consumer-0{i}" for i in range(1, 7)]
-for i in ids:
-    os.makedirs(f"{work}/repos/{i}", exist_ok=True)
-json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
-           "repositories": [{"id": i, "root": f"{work}/repos/{i}"} for i in ids]},
-          open(f"{work}/repos.payload.json", "w"))
-PY
-"$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json"
+fixture_repositories
 mkdir -p "$WORK/bin" "$WORK/not-a-program"
 
 # The ledger checker: every observation of the ledger has the expected execution fields.

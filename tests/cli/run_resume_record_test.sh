@@ -108,14 +108,7 @@ expect_true "cmp -s '$L' '$WORK/before-a2.json'" "nothing written"
 
 # --- a ledger changed behind Strata's back (same size, modification time restored) --------
 cp -p "$L" "$WORK/good.json"
-python3 - "$L" <<'PY'
-import sys
-path = sys.argv[1]
-data = open(path, "rb").read()
-at = data.index(b'"append-b"')
-open(path, "r+b").write(data[:at] + b'"append-x"' + data[at + 10:])
-PY
-touch -r "$WORK/good.json" "$L"
+tamper_in_place "$L" '"append-b"' '"append-x"'
 json_run a "$L"; expect_code 2 "resume of run a on a tampered ledger"
 expect_err_has "content hash" "the tampered ledger is read in full and refused"
 

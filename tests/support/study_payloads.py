@@ -1,0 +1,60 @@
+"""Study payloads the CLI tests and benchmarks build from the doc-bridge fixtures.
+
+Imported by the inline Python of tests/cli/*.sh (tests/cli/lib.sh puts this folder on
+PYTHONPATH) and scripts/bench/run.sh, so that the 128-task suite, the repository config and the
+six provider entries are made one way everywhere.
+"""
+import json
+import os
+
+MODELS = ["low-cost-model", "reference-model"]
+SCENARIOS = ["repository-only", "deterministic-doc-bridge", "registry-assisted"]
+FIXTURE_REPOSITORIES = [f"consumer-0{i}" for i in range(1, 7)]
+
+
+def unsealed(path):
+    """The artifact at `path` without its seal (contentHash, contentHashAlgo), to edit and re-seal."""
+    artifact = json.load(open(path))
+    for k in ("contentHash", "contentHashAlgo"):
+        artifact.pop(k, None)
+    return artifact
+
+
+def grown_tasks(suite, repositories=32):
+    """(repository ids, tasks) of `suite` grown to `repositories` repositories: consumer-07.. copy
+    the tasks of consumer-01..06 in turn (32 repositories x 4 tasks = 128, the most a suite holds)."""
+    ids = [f"consumer-{i:02d}" for i in range(1, repositories + 1)]
+    by_repository = {}
+    for t in suite["tasks"]:
+        by_repository.setdefault(t["repositoryId"], []).append(t)
+    tasks = []
+    for n, repository in enumerate(ids):
+        source = f"consumer-{n % 6 + 1:02d}"
+        tasks += [json.loads(json.dumps(t).replace(source, repository)) for t in by_repository[source]]
+    return ids, tasks
+
+
+def write_repository_config(roots, ids, out):
+    """An empty directory under `roots` for each repository id, and their config payload at `out`."""
+    for i in ids:
+        os.makedirs(f"{roots}/{i}", exist_ok=True)
+    json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
+               "repositories": [{"id": i, "root": f"{roots}/{i}"} for i in ids]},
+              open(out, "w"))
+
+
+def provider_entries(command, args=(), **members):
+    """One CLI provider entry per (model, scenario) running `command`; `members` add or replace."""
+    entries = []
+    for m in MODELS:
+        for s in SCENARIOS:
+            entry = {"modelId": m, "scenarioIds": [s], "command": command, "args": list(args),
+                     "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
+            entry.update(members)
+            entries.append(entry)
+    return entries
+
+
+def write_provider_config(entries, out):
+    json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
+               "providers": entries}, open(out, "w"))
