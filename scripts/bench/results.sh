@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Results benchmark (issue 15): `strata export` of a 100,000-observation ledger, CSV and JSON
+# Lines, against `strata verify` of the same file (the floor: every result command verifies the
+# ledger before it writes anything). Target: <= 10 s and <= 100 MiB peak each.
+# Usage: scripts/bench/results.sh [build-dir=build] [observations=100000]
+#   ROUNDS=n (default 3) rounds, the commands alternating; medians are reported. The ledger comes
+#   from scripts/bench/make-ledger.mjs (cached in ${TMPDIR:-/tmp}/strata-bench, shared with the
+#   other benchmarks). Each output is checked outside the timings (row count).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."  # repo root
+build=${1:-build}
+count=${2:-100000}
+rounds=${ROUNDS:-3}
+[ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
+for tool in node /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/strata-results-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cp "$build/strata" "$T/strata"  # a rebuild during the benchmark cannot swap the binary
+strata=$T/strata
+cache=${TMPDIR:-/tmp}/strata-bench
+mkdir -p "$cache"
+
+log() { echo "[bench] $*" >&2; }
+now_ns() { date +%s%N; }
+secs() { awk -v n="$1" 'BEGIN { printf "%.3f", n / 1e9 }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+ledger=$cache/ledger-$count.json
+if [ ! -s "$ledger" ] || [ scripts/bench/make-ledger.mjs -nt "$ledger" ]; then
+  log "generating $ledger ..."
+  node scripts/bench/make-ledger.mjs "$count" "$ledger.partial.$$"
+  mv "$ledger.partial.$$" "$ledger"  # only a complete file is ever reused
+fi
+cat "$ledger" >/dev/null  # in the page cache for every command alike
+
+# timed <name> <command...>: appends "<wall ns> <peak KB>" to $T/<name>.times.
+timed() {
+  local name=$1 start end
+  shift
+  start=$(now_ns)
+  /usr/bin/time -f %M -o "$T/rss" "$@" >/dev/null
+  end=$(now_ns)
+  echo "$((end - start)) $(tail -n 1 "$T/rss")" >>"$T/$name.times"
+}
+
+for round in $(seq "$rounds"); do
+  log "round $round of $rounds"
+  timed verify "$strata" verify "$ledger"
+  timed csv "$strata" export "$ledger" -o "$T/out.csv"
+  timed jsonl "$strata" export "$ledger" --format jsonl -o "$T/out.jsonl"
+done
+rows_csv=$(($(wc -l <"$T/out.csv") - 1))
+rows_jsonl=$(wc -l <"$T/out.jsonl")
+[ "$rows_csv" = "$count" ] && [ "$rows_jsonl" = "$count" ] ||
+  { echo "bench: expected $count rows, got $rows_csv (csv) and $rows_jsonl (jsonl)" >&2; exit 1; }
+
+wall() { median $(cut -d' ' -f1 "$T/$1.times"); }
+peak() { cut -d' ' -f2 "$T/$1.times" | sort -g | tail -n 1; }
+verify_ns=$(wall verify)
+echo "# Results benchmark"
+echo
+echo "strata: $build/strata (tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores," \
+  "load at start $(cut -d' ' -f1-3 /proc/loadavg); ledger: $count observations, $(stat -c %s "$ledger" | awk '{ printf "%.1f", $1 / 1048576 }') MiB; median of $rounds rounds"
+echo
+echo "| Command | Wall (s) | Peak RSS (MiB) | Wall / verify | Output (MiB) |"
+echo "|---|---:|---:|---:|---:|"
+echo "| \`strata verify\` (the floor) | $(secs "$verify_ns") | $(mib "$(peak verify)") | 1.00 | |"
+echo "| \`strata export --format csv -o\` | $(secs "$(wall csv)") | $(mib "$(peak csv)") | $(ratio "$(wall csv)" "$verify_ns") | $(stat -c %s "$T/out.csv" | awk '{ printf "%.1f", $1 / 1048576 }') |"
+echo "| \`strata export --format jsonl -o\` | $(secs "$(wall jsonl)") | $(mib "$(peak jsonl)") | $(ratio "$(wall jsonl)" "$verify_ns") | $(stat -c %s "$T/out.jsonl" | awk '{ printf "%.1f", $1 / 1048576 }') |"
+echo
+echo "Target: each export <= 10 s and <= 100 MiB peak. Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
