@@ -7,16 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/app/ledger_selection.hpp"
 #include "strata/store/ledger_source.hpp"
 
 namespace strata::app {
 
 enum class ExportFormat { csv, jsonl };
-
-// The observations of the given run ids (all when none is given), in ledger order. Throws
-// strata::Error naming the ledger for a run id it has no observation of.
-std::vector<std::size_t> select_observations(const store::LedgerSource& ledger, const std::vector<std::string>& run_ids,
-                                             const std::string& ledger_path);
 
 // Writes the header (CSV) and one row per selected observation through `write`, in pieces of
 // about 1 MiB. CSV reads the selection twice: its measurement columns are every name any

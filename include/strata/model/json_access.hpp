@@ -23,4 +23,7 @@ inline Json member_or_null(const Json& object, const char* key) {
   return it == object.end() ? Json(nullptr) : *it;
 }
 
+// A number that may be absent, as JSON (null when absent).
+inline Json number_or_null(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
+
 }  // namespace strata::model

@@ -1,0 +1,130 @@
+// strata metrics <ledger> [--run-id ID]... [--protocol P] [--baseline-round R1 --current-round R2 |
+// --baseline-run-id A --current-run-id B] [--allow-regressions] [--text|--json]
+#include <cstdio>
+#include <memory>
+
+#include "command.hpp"
+#include "strata/app/study_metrics.hpp"
+#include "strata/model/ecmascript_number.hpp"
+#include "strata/model/json_access.hpp"
+#include "strata/store/ledger_source.hpp"
+
+namespace strata::cli {
+namespace {
+
+using model::Json;
+using model::str;
+
+struct MetricsOptions {
+  std::string ledger, protocol, baseline_round, current_round, baseline_run_id, current_run_id;
+  std::vector<std::string> run_ids;
+  bool allow_regressions = false;
+  OutputFormat format;
+};
+
+std::optional<std::string> given(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+// A number for a line: "-" when absent, else at most 4 decimals.
+std::string shown(const Json& value) {
+  if (value.is_null()) return "-";
+  const double v = value.get<double>();
+  char text[64];
+  std::snprintf(text, sizeof text, "%.4f", v);
+  std::string out = text;
+  while (out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  return out;
+}
+
+std::vector<std::string> arm_lines(const Json& arms) {
+  std::vector<std::string> lines;
+  for (const auto& arm : arms) {
+    const Json& result = arm["result"];
+    const double pending = result.value("pending", 0.0);
+    lines.push_back("Arm " + str(arm["modelId"]) + " / " + str(arm["scenarioId"]) + ": " + number_text(arm["executions"]) +
+                    " executions, success rate " + shown(arm["successRate"]) + " (" + number_text(result.value("success", Json(0.0))) +
+                    " of " + model::ecmascript_number(arm["executions"].get<double>() - pending) + " decided, " +
+                    model::ecmascript_number(pending) + " pending)");
+    lines.push_back("  tokens median " + shown(arm["totalTokens"]["median"]) + " (p90 " + shown(arm["totalTokens"]["p90"]) +
+                    "), duration median " + shown(arm["durationMs"]["median"]) + " ms (p90 " + shown(arm["durationMs"]["p90"]) +
+                    " ms), cost " + (arm["costUsd"].is_null() ? std::string("not priced") : "$" + shown(arm["costUsd"]["total"])) +
+                    ", evidence coverage " + shown(arm["evidence"]["coverage"]) + ", acceptance checks " +
+                    number_text(arm["acceptanceChecks"]["passed"]) + "/" + number_text(arm["acceptanceChecks"]["total"]));
+  }
+  return lines;
+}
+
+std::vector<std::string> report_lines(const Json& report) {
+  std::vector<std::string> lines{"Observations: " + number_text(report["observations"])};
+  std::string runs;
+  for (const auto& id : report["runIds"]) runs += (runs.empty() ? "" : ", ") + str(id);
+  lines.push_back("Runs: " + runs);
+  for (auto& line : arm_lines(report["arms"])) lines.push_back(std::move(line));
+  if (!report.contains("comparison")) return lines;
+  const Json& comparison = report["comparison"];
+  const auto side = [](const Json& which) {
+    return which.contains("round") ? "round " + str(which["round"]) : "run " + str(which["runId"]);
+  };
+  lines.push_back("Comparison: " + side(comparison["baseline"]) + " -> " + side(comparison["current"]));
+  for (const auto& target : comparison["targets"]) {
+    const Json& change = target["relativeChange"];
+    std::string moved = change.is_null() ? "" : " (" + std::string(change.get<double>() >= 0 ? "+" : "") +
+                                                  shown(Json(change.get<double>() * 100)) + "%)";
+    lines.push_back("  " + str(target["metricId"]) + " " + str(target["direction"]) + " " + shown(target["threshold"]) + ", " +
+                    str(target["modelId"]) + " / " + str(target["scenarioId"]) + ": " + shown(target["baseline"]) + " -> " +
+                    shown(target["current"]) + moved + ": " + str(target["verdict"]));
+  }
+  lines.push_back("Regressions: " + number_text(comparison["regressions"]));
+  return lines;
+}
+
+int metrics(const MetricsOptions& options) {
+  app::MetricsRequest request;
+  request.ledger_path = options.ledger;
+  request.run_ids = options.run_ids;
+  request.baseline_round = given(options.baseline_round);
+  request.current_round = given(options.current_round);
+  request.baseline_run_id = given(options.baseline_run_id);
+  request.current_run_id = given(options.current_run_id);
+  if (!options.protocol.empty())
+    request.targets = load_artifact(model::ArtifactKind::protocol, options.protocol)["stopping"]["targets"];
+  // An observation at a time when it can be; loaded whole (exact errors, pipes) otherwise.
+  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(options.ledger);
+  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(model::ArtifactKind::ledger, options.ledger));
+  const Json report = app::metrics_report(*ledger, request);
+  if (options.format.text) {
+    print_lines(report_lines(report));
+  } else {
+    print_json(Json{{"ok", true}, {"report", report}});
+  }
+  const bool regressed = report.contains("comparison") && report["comparison"]["regressions"].get<double>() > 0;
+  return regressed && !options.allow_regressions ? 1 : 0;
+}
+
+}  // namespace
+
+void add_metrics_command(CLI::App& app, Action& action) {
+  auto options = std::make_shared<MetricsOptions>();
+  auto* sub = app.add_subcommand("metrics", "Per-arm results of a ledger, and a baseline compared with a current round or run");
+  sub->add_option("ledger", options->ledger, "The observation ledger (verified first)")->required();
+  sub->add_option("--run-id", options->run_ids, "Only observations of this run (repeat for several)");
+  sub->add_option("--protocol", options->protocol, "Study protocol whose stopping.targets the comparison evaluates");
+  sub->add_option("--baseline-round", options->baseline_round, "Compare this round ...");
+  sub->add_option("--current-round", options->current_round, "... with this one");
+  sub->add_option("--baseline-run-id", options->baseline_run_id, "Compare this run ...");
+  sub->add_option("--current-run-id", options->current_run_id, "... with this one");
+  sub->add_flag("--allow-regressions", options->allow_regressions, "Exit 0 even when a target regressed");
+  add_format_flags(*sub, options->format);
+  sub->footer(
+      "An arm is a model x scenario. Its success rate counts the adjudicated result (the independent\n"
+      "adjudicator's when it judged, else the deterministic rubric's) over the decided executions; pending ones\n"
+      "are counted apart. Tokens, cost and duration: total, median and p90 per execution (cost only when priced).\n"
+      "A comparison evaluates the protocol's stopping targets (without --protocol: the success rate must not fall)\n"
+      "per arm as met, missed, regressed or not-measured (docs/METRICS.md).\n"
+      "Exit 0; 1 when a target regressed (unless --allow-regressions); 2 on invalid input.");
+  sub->callback([options, &action] { action = [options] { return metrics(*options); }; });
+}
+
+}  // namespace strata::cli
