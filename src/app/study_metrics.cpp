@@ -7,6 +7,7 @@
 #include "strata/model/arm_metrics.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/model/metric_comparison.hpp"
+#include "strata/model/paired_comparison.hpp"
 
 namespace strata::app {
 namespace {
@@ -46,10 +47,12 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
 
   const std::vector<std::size_t> selection = select_observations(ledger, request.run_ids, request.ledger_path);
   model::StudyMetrics all, baseline, current;
+  model::PairedComparison paired;
   std::set<std::string> run_ids, rounds;
   for (const std::size_t i : selection) {
     const Json observation = ledger.observation(i);
     all.add(observation);
+    paired.add(observation);
     run_ids.insert(model::str(observation["runId"]));
     const std::string round = round_of(observation);
     rounds.insert(round);
@@ -73,7 +76,8 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
                  {"observations", static_cast<double>(all.observations())},
                  {"runIds", names(run_ids)},
                  {"rounds", names(rounds)},
-                 {"arms", all.to_json()}};
+                 {"arms", all.to_json()},
+                 {"paired", paired.to_json()}};
   if (by_round || by_run) {
     Json comparison = model::compare_metrics(baseline, current, targets);
     comparison["baseline"] = by_round ? Json{{"round", *request.baseline_round}} : Json{{"runId", *request.baseline_run_id}};

@@ -56,12 +56,45 @@ std::vector<std::string> arm_lines(const Json& arms) {
   return lines;
 }
 
+// "+0.25 [-0.1, 0.6]" for an estimate and its 95% interval.
+std::string with_interval(const Json& estimate, const Json& interval) {
+  std::string text = (estimate.get<double>() >= 0 ? "+" : "") + shown(estimate);
+  if (!interval.is_null()) text += " [" + shown(interval[0]) + ", " + shown(interval[1]) + "]";
+  return text;
+}
+
+std::vector<std::string> paired_lines(const Json& paired) {
+  std::vector<std::string> lines;
+  for (const auto& pair : paired) {
+    lines.push_back("Paired " + str(pair["modelId"]) + ": " + str(pair["baselineScenarioId"]) + " -> " +
+                    str(pair["currentScenarioId"]) + " on " + number_text(pair["pairs"]) + " tasks");
+    const Json& success = pair["success"];
+    if (success.is_null()) {
+      lines.push_back("  success: no decided pairs");
+    } else {
+      lines.push_back("  success " + shown(success["baselineRate"]) + " -> " + shown(success["currentRate"]) + ", difference " +
+                      with_interval(success["difference"], success["interval"]) + ", McNemar p " +
+                      (success["mcnemarP"].is_null() ? std::string("- (no discordant pairs)") : shown(success["mcnemarP"])));
+    }
+    for (const char* measure : {"totalTokens", "costUsd", "durationMs"}) {
+      const Json& values = pair[measure];
+      if (values.is_null()) continue;
+      lines.push_back(std::string("  ") + measure + " median " + shown(values["baselineMedian"]) + " -> " +
+                      shown(values["currentMedian"]) + ", paired difference " +
+                      with_interval(values["medianDifference"], values["interval"]) + ", Wilcoxon p " +
+                      (values["wilcoxon"].is_null() ? "- (" + str(values["note"]) + ")" : shown(values["wilcoxon"]["p"])));
+    }
+  }
+  return lines;
+}
+
 std::vector<std::string> report_lines(const Json& report) {
   std::vector<std::string> lines{"Observations: " + number_text(report["observations"])};
   std::string runs;
   for (const auto& id : report["runIds"]) runs += (runs.empty() ? "" : ", ") + str(id);
   lines.push_back("Runs: " + runs);
   for (auto& line : arm_lines(report["arms"])) lines.push_back(std::move(line));
+  for (auto& line : paired_lines(report["paired"])) lines.push_back(std::move(line));
   if (!report.contains("comparison")) return lines;
   const Json& comparison = report["comparison"];
   const auto side = [](const Json& which) {

@@ -47,7 +47,8 @@ expect_code 0 "run c (odd measurement names)"
 cat >"$WORK/check_export.py" <<'PY'
 import csv, io, json, re, sys
 docs, ledger_path, fmt, path, *run_ids = sys.argv[1:]
-columns = re.findall(r"^\| `([A-Za-z]+)` \|", open(docs).read(), re.M)
+# The export's column table: the first table after the heading "## Columns".
+columns = re.findall(r"^\| `([A-Za-z]+)` \|", open(docs).read().split("\n## Columns\n", 1)[1].split("\n## ", 1)[0], re.M)
 observations = [o for o in json.load(open(ledger_path))["observations"] if not run_ids or o["runId"] in run_ids]
 
 def expected(o):
