@@ -23,16 +23,10 @@ SH
 chmod +x "$WORK/failing"
 python3 - "$WORK" "$FIX" "$PROVIDER" <<'PY'
 import json, sys
-from study_payloads import grown_tasks, provider_entries, unsealed, write_provider_config, write_repository_config
+from study_payloads import grown_pairwise_study, provider_entries, write_provider_config, write_repository_config
 work, fix, provider = sys.argv[1:4]
-suite, plan = unsealed(f"{fix}/task-suite-v1.json"), unsealed(f"{fix}/run-plan-v1.json")
-ids, tasks = grown_tasks(suite)
-suite.update(population=ids, tasks=tasks, maxRuns=1000)
+suite, plan, ids = grown_pairwise_study(fix, 60000)
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
-plan["taskIds"] = [t["id"] for t in tasks]
-plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(tasks),
-                    "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
-plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 60000, "maxOutputBytes": 256000, "maxAttempts": 1}
 for run in ("effect", "none"):
     plan["runId"] = f"paired-{run}"
     json.dump(plan, open(f"{work}/plan-{run}.payload.json", "w"))

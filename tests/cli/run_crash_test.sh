@@ -13,18 +13,12 @@ KILLS=10
 # 32 repository roots, and a provider for all six mappings. The provider answers after 0-250 ms
 # (with 0-50 ms a whole run took ~0.8 s on 2 cores and 8 of the 10 kills came after the end), so a
 # whole run takes ~5 s with 16 jobs and most of the kills below land mid-run.
-python3 - "$WORK" "$FIX/run-plan-v1.json" "$FIX/task-suite-v1.json" <<'PY'
+python3 - "$WORK" "$FIX" <<'PY'
 import json, sys
-from study_payloads import grown_tasks, provider_entries, unsealed, write_provider_config, write_repository_config
-work, plan_path, suite_path = sys.argv[1:4]
-suite, plan = unsealed(suite_path), unsealed(plan_path)
-ids, tasks = grown_tasks(suite)
-suite.update(population=ids, tasks=tasks, maxRuns=1000)
+from study_payloads import grown_pairwise_study, provider_entries, write_provider_config, write_repository_config
+work, fix = sys.argv[1:3]
+suite, plan, ids = grown_pairwise_study(fix, 10000)
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
-plan["taskIds"] = [t["id"] for t in tasks]
-plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(tasks),
-                    "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
-plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 10000, "maxOutputBytes": 256000, "maxAttempts": 1}
 plan["runId"] = "crash-test-01"
 json.dump(plan, open(f"{work}/plan.payload.json", "w"))
 write_repository_config(f"{work}/repos", ids, f"{work}/repos.payload.json")

@@ -58,3 +58,18 @@ def provider_entries(command, args=(), **members):
 def write_provider_config(entries, out):
     json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1",
                "providers": entries}, open(out, "w"))
+
+
+def grown_pairwise_study(fix, max_runtime_ms):
+    """(suite, plan, repository ids): the fixture suite grown to 128 tasks and a plan over all of
+    them with pairwise sampling of repository-only and deterministic-doc-bridge (4 x 128 = 512
+    executions), one attempt of at most `max_runtime_ms`; the caller sets the plan's runId and
+    its taskSuiteHash once the suite is sealed."""
+    suite, plan = unsealed(f"{fix}/task-suite-v1.json"), unsealed(f"{fix}/run-plan-v1.json")
+    ids, tasks = grown_tasks(suite)
+    suite.update(population=ids, tasks=tasks, maxRuns=1000)
+    plan["taskIds"] = [t["id"] for t in tasks]
+    plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(tasks),
+                        "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
+    plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": max_runtime_ms, "maxOutputBytes": 256000, "maxAttempts": 1}
+    return suite, plan, ids
