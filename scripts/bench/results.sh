@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Results benchmark (issue 15): `strata export` of a 100,000-observation ledger, CSV and JSON
-# Lines, against `strata verify` of the same file (the floor: every result command verifies the
-# ledger before it writes anything). Target: <= 10 s and <= 100 MiB peak each.
+# Lines, and `strata metrics` (arms and the paired comparison) of the same ledger, beside
+# `strata verify` of the same file (which holds the whole ledger in memory; every result command
+# verifies the ledger before it writes anything). Target: <= 10 s and <= 100 MiB peak each.
 # Usage: scripts/bench/results.sh [build-dir=build] [observations=100000]
 #   ROUNDS=n (default 3) rounds, the commands alternating; medians are reported. The ledger comes
 #   from scripts/bench/make-ledger.mjs (cached in ${TMPDIR:-/tmp}/strata-bench, shared with the
@@ -54,6 +55,7 @@ for round in $(seq "$rounds"); do
   timed verify "$strata" verify "$ledger"
   timed csv "$strata" export "$ledger" -o "$T/out.csv"
   timed jsonl "$strata" export "$ledger" --format jsonl -o "$T/out.jsonl"
+  timed metrics "$strata" metrics "$ledger" --allow-regressions
 done
 rows_csv=$(($(wc -l <"$T/out.csv") - 1))
 rows_jsonl=$(wc -l <"$T/out.jsonl")
@@ -70,8 +72,9 @@ echo "strata: $build/strata (tree $(git describe --always --dirty 2>/dev/null ||
 echo
 echo "| Command | Wall (s) | Peak RSS (MiB) | Wall / verify | Output (MiB) |"
 echo "|---|---:|---:|---:|---:|"
-echo "| \`strata verify\` (the floor) | $(secs "$verify_ns") | $(mib "$(peak verify)") | 1.00 | |"
+echo "| \`strata verify\` (holds the whole ledger) | $(secs "$verify_ns") | $(mib "$(peak verify)") | 1.00 | |"
 echo "| \`strata export --format csv -o\` | $(secs "$(wall csv)") | $(mib "$(peak csv)") | $(ratio "$(wall csv)" "$verify_ns") | $(stat -c %s "$T/out.csv" | awk '{ printf "%.1f", $1 / 1048576 }') |"
 echo "| \`strata export --format jsonl -o\` | $(secs "$(wall jsonl)") | $(mib "$(peak jsonl)") | $(ratio "$(wall jsonl)" "$verify_ns") | $(stat -c %s "$T/out.jsonl" | awk '{ printf "%.1f", $1 / 1048576 }') |"
+echo "| \`strata metrics\` (arms, paired comparison) | $(secs "$(wall metrics)") | $(mib "$(peak metrics)") | $(ratio "$(wall metrics)" "$verify_ns") | |"
 echo
-echo "Target: each export <= 10 s and <= 100 MiB peak. Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Target: each <= 10 s and <= 100 MiB peak. Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

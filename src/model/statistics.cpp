@@ -53,6 +53,39 @@ std::vector<double> signed_rank_cdf(std::size_t n) {
   return cdf;
 }
 
+// The first j >= i with sorted[i] + sorted[j] > sum (the sums grow with j).
+std::vector<double>::const_iterator first_sum_above(const std::vector<double>& sorted, std::size_t i, double sum) {
+  return std::partition_point(sorted.begin() + static_cast<std::ptrdiff_t>(i), sorted.end(),
+                              [&](double value) { return sorted[i] + value <= sum; });
+}
+
+// How many pairs i <= j of the sorted values have sorted[i] + sorted[j] <= sum.
+std::size_t pair_sums_at_most(const std::vector<double>& sorted, double sum) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    count += static_cast<std::size_t>(first_sum_above(sorted, i, sum) - (sorted.begin() + static_cast<std::ptrdiff_t>(i)));
+  return count;
+}
+
+// The k-th smallest (1-based) Walsh average (sorted[i] + sorted[j]) / 2, i <= j, without building
+// the n(n+1)/2 of them: bisection on the pair sum with a counting pass (O(n log n) each) down to
+// adjacent doubles low < high with count(low) < k <= count(high), so the k-th smallest sum is
+// high itself; it is then taken from the pairs, so the value is exactly one of the sums.
+double kth_walsh_average(const std::vector<double>& sorted, std::size_t k) {
+  double low = std::nextafter(sorted.front() + sorted.front(), -INFINITY), high = sorted.back() + sorted.back();
+  for (int step = 0; step < 4000; ++step) {
+    const double middle = low + (high - low) / 2;
+    if (middle <= low || middle >= high) break;  // adjacent doubles
+    (pair_sums_at_most(sorted, middle) >= k ? high : low) = middle;
+  }
+  double best = -INFINITY;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const auto end = first_sum_above(sorted, i, high);
+    if (end != sorted.begin() + static_cast<std::ptrdiff_t>(i)) best = std::max(best, sorted[i] + *(end - 1));
+  }
+  return best / 2;
+}
+
 }  // namespace
 
 Interval wilson_interval(std::size_t successes, std::size_t n) {
@@ -109,14 +142,12 @@ std::optional<SignedRankTest> wilcoxon_signed_rank(const std::vector<double>& di
 std::optional<ShiftEstimate> hodges_lehmann(const std::vector<double>& differences) {
   const std::size_t n = differences.size();
   if (n < kMinWilcoxonPairs) return std::nullopt;
-  std::vector<double> walsh;
-  walsh.reserve(n * (n + 1) / 2);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i; j < n; ++j) walsh.push_back((differences[i] + differences[j]) / 2);
-  std::sort(walsh.begin(), walsh.end());
-  const std::size_t m = walsh.size();
+  std::vector<double> sorted = differences;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t m = n * (n + 1) / 2;  // Walsh averages: never built (16,000 pairs would make 128 million)
   ShiftEstimate shift;
-  shift.estimate = m % 2 == 1 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2;
+  shift.estimate = m % 2 == 1 ? kth_walsh_average(sorted, m / 2 + 1)
+                              : (kth_walsh_average(sorted, m / 2) + kth_walsh_average(sorted, m / 2 + 1)) / 2;
   // c: the largest count with P[W+ <= c - 1] <= 2.5%; the interval is the c-th smallest and the
   // c-th largest Walsh average (c >= 1: the widest interval when even that is too narrow).
   std::size_t c = 1;
@@ -128,7 +159,7 @@ std::optional<ShiftEstimate> hodges_lehmann(const std::vector<double>& differenc
     const double below = count * (count + 1) / 4 - z975() * std::sqrt(count * (count + 1) * (2 * count + 1) / 24);
     c = static_cast<std::size_t>(std::max(1.0, std::floor(below)));
   }
-  shift.interval = {walsh[c - 1], walsh[m - c]};
+  shift.interval = {kth_walsh_average(sorted, c), kth_walsh_average(sorted, m + 1 - c)};
   return shift;
 }
 
