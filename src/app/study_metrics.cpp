@@ -53,10 +53,10 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
     const Json observation = ledger.observation(i);
     all.add(observation);
     paired.add(observation);
-    run_ids.insert(model::str(observation["runId"]));
+    const std::string& run_id = model::str(observation["runId"]);
+    run_ids.insert(run_id);
     const std::string round = round_of(observation);
     rounds.insert(round);
-    const std::string& run_id = model::str(observation["runId"]);
     if (by_round ? round == *request.baseline_round : by_run && run_id == *request.baseline_run_id) baseline.add(observation);
     if (by_round ? round == *request.current_round : by_run && run_id == *request.current_run_id) current.add(observation);
   }

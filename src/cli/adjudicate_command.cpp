@@ -70,9 +70,7 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.selection.limit = count_option(options.limit, true);
   settings.selection.offset = count_option(options.offset, false);
   if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
-  // Read an observation at a time when it can be; loaded whole (exact errors, pipes) otherwise.
-  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(options.ledger);
-  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(ArtifactKind::ledger, options.ledger));
+  const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
   if (!config.contains("adjudicator")) throw Error("Study provider config must declare an adjudicator.");

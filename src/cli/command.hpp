@@ -4,12 +4,14 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "strata/error.hpp"
 #include "strata/model/artifact.hpp"
 #include "strata/model/json.hpp"
+#include "strata/store/ledger_source.hpp"
 
 namespace strata::cli {
 
@@ -58,6 +60,10 @@ Error at_file(const std::string& path, const Error& error);
 
 // Reads and parses (verifies) an artifact file of a known kind.
 model::Json load_artifact(model::ArtifactKind kind, const std::string& path);
+
+// A verified ledger, read an observation at a time when it can be (store::LedgerSource); loaded
+// whole otherwise (a pipe, an unusual member order), which also reports the exact problem.
+std::unique_ptr<store::LedgerSource> open_ledger(const std::string& path);
 
 // A JSON number as ECMAScript prints it.
 std::string number_text(const model::Json& value);

@@ -25,9 +25,7 @@ void write_stdout(std::string_view piece) {
 
 int export_ledger(const ExportOptions& options) {
   const app::ExportFormat format = options.format == "jsonl" ? app::ExportFormat::jsonl : app::ExportFormat::csv;
-  // An observation at a time when it can be; loaded whole (exact errors, pipes) otherwise.
-  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(options.ledger);
-  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(model::ArtifactKind::ledger, options.ledger));
+  const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
   const std::vector<std::size_t> selection = app::select_observations(*ledger, options.run_ids, options.ledger);
   if (options.output.empty()) {
     app::export_observations(*ledger, selection, format, write_stdout);

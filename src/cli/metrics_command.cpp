@@ -123,9 +123,7 @@ int metrics(const MetricsOptions& options) {
   request.current_run_id = given(options.current_run_id);
   if (!options.protocol.empty())
     request.targets = load_artifact(model::ArtifactKind::protocol, options.protocol)["stopping"]["targets"];
-  // An observation at a time when it can be; loaded whole (exact errors, pipes) otherwise.
-  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(options.ledger);
-  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(model::ArtifactKind::ledger, options.ledger));
+  const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
   const Json report = app::metrics_report(*ledger, request);
   if (options.format.text) {
     print_lines(report_lines(report));

@@ -90,6 +90,12 @@ model::Json load_artifact(model::ArtifactKind kind, const std::string& path) {
   }
 }
 
+std::unique_ptr<store::LedgerSource> open_ledger(const std::string& path) {
+  std::unique_ptr<store::LedgerSource> ledger = store::LedgerSource::open_streamed(path);
+  if (!ledger) ledger = std::make_unique<store::LedgerSource>(load_artifact(model::ArtifactKind::ledger, path));
+  return ledger;
+}
+
 std::string number_text(const model::Json& value) { return model::ecmascript_number(value.get<double>()); }
 
 }  // namespace strata::cli

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "strata/model/adjudicated_result.hpp"
 #include "strata/model/json_access.hpp"
 
 namespace strata::model {
@@ -61,12 +62,8 @@ void ArmMetrics::add(const Json& o) {
   status_[str(execution["status"])] += 1;
   if (execution.contains("errorCode")) error_codes_[str(execution["errorCode"])] += 1;
   task_outcome_[o.contains("taskOutcome") ? str(o["taskOutcome"]) : "none"] += 1;
-  const Json& adjudication = o["adjudication"];
-  const bool decided = adjudication.value("status", "") != "pending" && adjudication.contains("outcome");
-  result_[decided ? str(adjudication["outcome"]) : "pending"] += 1;
-  const std::string method = adjudication.value("method", "");
-  result_source_[!decided ? "pending" : method == "independent-rubric-v1" ? "independent"
-                                      : method == "deterministic-rubric-v1" ? "deterministic" : method] += 1;
+  result_[adjudicated_result(o)] += 1;
+  result_source_[result_source(o)] += 1;
   const auto input = number_member(execution, "inputTokens");
   const auto output = number_member(execution, "outputTokens");
   if (input) input_tokens_.add(*input);

@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "strata/model/adjudicated_result.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/model/json_writer.hpp"
@@ -14,24 +15,6 @@ namespace {
 Json nested_or_null(const Json& object, const char* outer, const char* inner) {
   const auto it = object.find(outer);
   return it == object.end() || !it->is_object() ? Json(nullptr) : member_or_null(*it, inner);
-}
-
-// The adjudicated result: the adjudication's outcome once it is decided, "pending" before.
-Json result_of(const Json& observation) {
-  const Json& adjudication = observation["adjudication"];
-  if (adjudication.value("status", "") == "pending" || !adjudication.contains("outcome")) return "pending";
-  return adjudication["outcome"];
-}
-
-// Which judgement the result is: the independent adjudicator's, the deterministic rubric's,
-// none yet, or another method named as recorded.
-Json result_source_of(const Json& observation) {
-  const Json& adjudication = observation["adjudication"];
-  if (adjudication.value("status", "") == "pending" || !adjudication.contains("outcome")) return "pending";
-  const std::string method = adjudication.value("method", "");
-  if (method == "independent-rubric-v1") return "independent";
-  if (method == "deterministic-rubric-v1") return "deterministic";
-  return method;
 }
 
 Json joined(const Json& list) {
@@ -88,8 +71,8 @@ const std::vector<Column>& columns() {
       const Json& adjudication = o["adjudication"];
       return adjudication.contains("reasonCodes") ? joined(adjudication["reasonCodes"]) : Json(nullptr);
     });
-    c.emplace_back("result", result_of);
-    c.emplace_back("resultSource", result_source_of);
+    c.emplace_back("result", [](const Json& o) { return Json(adjudicated_result(o)); });
+    c.emplace_back("resultSource", [](const Json& o) { return Json(result_source(o)); });
     top("planHash");
     c.emplace_back("observationHash", [](const Json& o) { return member_or_null(o, "contentHash"); });
     return c;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "strata/model/adjudicated_result.hpp"
 #include "strata/model/arm_metrics.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
@@ -60,9 +61,7 @@ void PairedComparison::add(const Json& o) {
   auto& cell = outcomes_[str(task["modelId"])][str(task["scenarioId"])];
   if (cell.count(key) > 0) return;
   Outcome outcome;
-  const Json& adjudication = o["adjudication"];
-  if (adjudication.value("status", "") != "pending" && adjudication.contains("outcome"))
-    outcome.success = adjudication["outcome"] == "success";
+  if (const std::string result = adjudicated_result(o); result != "pending") outcome.success = result == "success";
   const Json& execution = o["execution"];
   if (execution.contains("inputTokens") && execution.contains("outputTokens"))
     outcome.tokens = execution["inputTokens"].get<double>() + execution["outputTokens"].get<double>();
