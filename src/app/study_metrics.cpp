@@ -33,7 +33,7 @@ std::string listed(const std::set<std::string>& set) {
 
 }  // namespace
 
-Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& request) {
+Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& request, const ObservationVisitor& also) {
   const bool by_round = request.baseline_round || request.current_round;
   const bool by_run = request.baseline_run_id || request.current_run_id;
   if (by_round && by_run) throw Error("Compare by rounds or by run ids, not both.");
@@ -53,6 +53,7 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
     const Json observation = ledger.observation(i);
     all.add(observation);
     paired.add(observation);
+    if (also) also(observation);
     const std::string& run_id = model::str(observation["runId"]);
     run_ids.insert(run_id);
     const std::string round = round_of(observation);

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ void add_run_command(CLI::App& app, Action& action);
 void add_adjudicate_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_metrics_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 void add_usage_command(CLI::App& app, Action& action);
 void add_usage_log_command(CLI::App& usage, Action& action);     // usage_log_command.cpp
 void add_usage_report_command(CLI::App& usage, Action& action);  // usage_report_command.cpp
@@ -64,6 +66,9 @@ model::Json load_artifact(model::ArtifactKind kind, const std::string& path);
 // A verified ledger, read an observation at a time when it can be (store::LedgerSource); loaded
 // whole otherwise (a pipe, an unusual member order), which also reports the exact problem.
 std::unique_ptr<store::LedgerSource> open_ledger(const std::string& path);
+
+// An option's text, nullopt when it was not given (empty).
+std::optional<std::string> given(const std::string& text);
 
 // A JSON number as ECMAScript prints it.
 std::string number_text(const model::Json& value);

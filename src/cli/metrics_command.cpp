@@ -22,10 +22,6 @@ struct MetricsOptions {
   OutputFormat format;
 };
 
-std::optional<std::string> given(const std::string& text) {
-  return text.empty() ? std::nullopt : std::optional<std::string>(text);
-}
-
 // A number for a line: "-" when absent, else at most 4 decimals.
 std::string shown(const Json& value) {
   if (value.is_null()) return "-";

@@ -6,6 +6,7 @@
 
 #include "strata/model/adjudicated_result.hpp"
 #include "strata/model/json_access.hpp"
+#include "strata/model/statistics.hpp"
 
 namespace strata::model {
 namespace {
@@ -42,6 +43,10 @@ std::optional<double> mean(const std::vector<double>& values) {
 std::optional<double> quantile(std::vector<double> values, double q) {
   if (values.empty()) return std::nullopt;
   std::sort(values.begin(), values.end());
+  return sorted_quantile(values, q);
+}
+
+double sorted_quantile(const std::vector<double>& values, double q) {
   const double position = q * static_cast<double>(values.size() - 1);
   const auto below = static_cast<std::size_t>(std::floor(position));
   const std::size_t above = std::min(below + 1, values.size() - 1);
@@ -49,11 +54,21 @@ std::optional<double> quantile(std::vector<double> values, double q) {
 }
 
 Json Distribution::to_json() const {
-  const bool any = !values.empty();
-  return Json{{"reported", static_cast<double>(values.size())},
-              {"total", any ? Json(std::accumulate(values.begin(), values.end(), 0.0)) : Json(nullptr)},
-              {"median", number_or_null(quantile(values, 0.5))},
-              {"p90", number_or_null(quantile(values, 0.9))}};
+  Json out = {{"reported", static_cast<double>(values.size())}};
+  if (values.empty()) {
+    for (const char* name : {"total", "median", "p90", "min", "p25", "p75", "max"}) out[name] = nullptr;
+    return out;
+  }
+  std::vector<double> sorted = values;  // sorted once for every quantile
+  std::sort(sorted.begin(), sorted.end());
+  out["total"] = std::accumulate(values.begin(), values.end(), 0.0);
+  out["median"] = sorted_quantile(sorted, 0.5);
+  out["p90"] = sorted_quantile(sorted, 0.9);
+  out["min"] = sorted.front();
+  out["p25"] = sorted_quantile(sorted, 0.25);
+  out["p75"] = sorted_quantile(sorted, 0.75);
+  out["max"] = sorted.back();
+  return out;
 }
 
 void ArmMetrics::add(const Json& o) {
@@ -89,6 +104,17 @@ std::optional<double> ArmMetrics::success_rate() const {
   return (success == result_.end() ? 0 : success->second) / decided;
 }
 
+Json ArmMetrics::success_interval() const {
+  const auto count = [this](const char* result) {
+    const auto it = result_.find(result);
+    return it == result_.end() ? std::size_t{0} : static_cast<std::size_t>(it->second);
+  };
+  const std::size_t decided = executions_ - count("pending");
+  if (decided == 0) return nullptr;
+  const Interval interval = wilson_interval(count("success"), decided);
+  return Json::array({interval.low, interval.high});
+}
+
 std::optional<double> ArmMetrics::metric(const std::string& metric_id) const {
   if (metric_id == "task-success") return success_rate();
   if (metric_id == "tokens-to-answer") return quantile(total_tokens_.values, 0.5);
@@ -110,6 +136,7 @@ Json ArmMetrics::to_json() const {
               {"result", counts_json(result_)},
               {"resultSource", counts_json(result_source_)},
               {"successRate", number_or_null(success_rate())},
+              {"successInterval", success_interval()},
               {"inputTokens", input_tokens_.to_json()},
               {"cachedInputTokens", cached_input_tokens_.to_json()},
               {"outputTokens", output_tokens_.to_json()},

@@ -123,11 +123,14 @@ bool LedgerSource::header_verifies(const std::string& header_text, std::unique_p
   if (hasher && str(header["ledgerVersion"]) != ledger_version_) return false;  // a second "ledgerVersion" won
   ledger_version_ = str(header["ledgerVersion"]);
   if (!hasher) hasher = hasher_for(ledger_version_);  // no observations
-  return hasher->hash() == str(header["contentHash"]);
+  content_hash_ = str(header["contentHash"]);
+  return hasher->hash() == content_hash_;
 }
 
 LedgerSource::LedgerSource(model::Json ledger)
-    : tree_(std::move(ledger["observations"])), ledger_version_(str(ledger["ledgerVersion"])) {
+    : tree_(std::move(ledger["observations"])),
+      ledger_version_(str(ledger["ledgerVersion"])),
+      content_hash_(str(ledger["contentHash"])) {
   run_ids_.reserve(tree_.size());
   for (const auto& observation : tree_) run_ids_.push_back(str(observation["runId"]));
 }

@@ -2,6 +2,7 @@
 // `strata metrics`: per-arm aggregates of a ledger's observations and, optionally, a baseline
 // and a current round (or run) compared with a protocol's stopping targets (docs/METRICS.md).
 // The ledger is read an observation at a time.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct MetricsRequest {
 // The report ({"observations", "runIds", "rounds", "arms", "comparison"?}). Throws strata::Error
 // for an empty selection, a run id or round the ledger lacks, rounds mixed without a comparison,
 // or a target Strata does not compute.
-model::Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& request);
+// `also` sees every selected observation too, in the same single read (`strata report`).
+using ObservationVisitor = std::function<void(const model::Json&)>;
+model::Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& request, const ObservationVisitor& also = {});
 
 }  // namespace strata::app

@@ -16,12 +16,15 @@ namespace strata::model {
 // Quantile q of the values by linear interpolation between closest ranks (numpy's default,
 // Hyndman-Fan type 7). nullopt for no values.
 std::optional<double> quantile(std::vector<double> values, double q);
+// The same of values already sorted (not empty).
+double sorted_quantile(const std::vector<double>& values, double q);
 
-// total, median and p90 of the executions that report a value, and how many do.
+// total, median, p90 and the box-plot quantiles (min, p25, p75, max) of the executions that
+// report a value, and how many do.
 struct Distribution {
   std::vector<double> values;
   void add(double value) { values.push_back(value); }
-  Json to_json() const;  // {"reported", "total", "median", "p90"}; the last three null when none
+  Json to_json() const;  // {"reported", "total", "median", "p90", "min", "p25", "p75", "max"}; null when none
 };
 
 class ArmMetrics {
@@ -31,6 +34,8 @@ class ArmMetrics {
   std::size_t executions() const { return executions_; }
   // success / decided (pending excluded); nullopt while nothing is decided.
   std::optional<double> success_rate() const;
+  // The 95% Wilson interval of success_rate() as [low, high]; null while nothing is decided.
+  Json success_interval() const;
   // The value a protocol metric id stands for, and whether a larger value is better; nullopt
   // for an id with no value here (see metric_ids()).
   std::optional<double> metric(const std::string& metric_id) const;

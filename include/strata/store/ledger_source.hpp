@@ -28,6 +28,7 @@ class LedgerSource {
   explicit LedgerSource(model::Json ledger);
 
   const std::string& ledger_version() const { return ledger_version_; }
+  const std::string& content_hash() const { return content_hash_; }  // the seal, verified
   std::size_t size() const { return run_ids_.size(); }
   const std::vector<std::string>& run_ids() const { return run_ids_; }  // of each observation, in order
 
@@ -51,6 +52,7 @@ class LedgerSource {
   model::Json tree_;         // held whole: the observations array
   std::vector<std::string> run_ids_;
   std::string ledger_version_;
+  std::string content_hash_;
 };
 
 }  // namespace strata::store

@@ -1,0 +1,208 @@
+// The report's tables (provenance, arms, paired comparison, round comparison), its title and
+// notes on method, and how it prints numbers.
+#include <cmath>
+#include <cstdio>
+
+#include "plot_layout.hpp"
+#include "plots.hpp"
+#include "strata/model/json_access.hpp"
+#include "strata/report/report_parts.hpp"
+
+namespace strata::report {
+namespace {
+
+using model::Json;
+using model::str;
+
+std::string or_not_recorded(const Json& value) { return value.is_null() ? "not recorded" : str(value); }
+
+std::string counts_text(const Json& counts) {
+  std::string text;
+  for (const auto& [name, count] : counts.items()) text += (text.empty() ? "" : ", ") + name + " " + decimal(count, 0);
+  return text.empty() ? "–" : text;
+}
+
+std::string with_p90(const Json& distribution, int decimals) {
+  if (distribution.is_null() || distribution["median"].is_null()) return "–";
+  return decimal(distribution["median"], decimals) + " (" + decimal(distribution["p90"], decimals) + ")";
+}
+
+Table provenance_table(const Json& header) {
+  Table table{"Provenance", {"Item", "Value"}, {}};
+  table.rows.push_back({"Ledger", str(header["ledger"])});
+  table.rows.push_back({"Ledger hash", str(header["ledgerHash"])});
+  table.rows.push_back({"Ledger version", str(header["ledgerVersion"])});
+  table.rows.push_back({"Strata version", str(header["strataVersion"])});
+  for (const char* kind : {"suite", "protocol"}) {
+    const Json& artifact = header[kind];
+    const std::string name = std::string(kind) == "suite" ? "Task suite" : "Protocol";
+    if (artifact.is_null()) {
+      table.rows.push_back({name, std::string("not given (--") + kind + ")"});
+      continue;
+    }
+    table.rows.push_back({name, str(artifact["title"]) + " (" + str(artifact["path"]) + ")"});
+    table.rows.push_back({name + " hash", str(artifact["hash"])});
+  }
+  return table;
+}
+
+Table runs_table(const Json& header) {
+  Table table{"Runs and the inputs each was started with (from the ledger's .inputs record)",
+              {"Run", "Plan hash", "Task suite hash", "Provider config hash", "Repository config hash"},
+              {}};
+  for (const auto& run : header["runs"]) {
+    std::string plans;
+    for (const auto& hash : run["planHashes"]) plans += (plans.empty() ? "" : " ") + str(hash);
+    table.rows.push_back({str(run["runId"]), plans, or_not_recorded(run["taskSuiteHash"]), or_not_recorded(run["providerConfigHash"]),
+                          or_not_recorded(run["repositoryConfigHash"])});
+  }
+  return table;
+}
+
+Table adjudicators_table(const Json& header) {
+  Table table{"Adjudicators", {"Actor", "Method", "Configuration hash", "Observations"}, {}};
+  for (const auto& judge : header["adjudicators"])
+    table.rows.push_back({str(judge["actor"]), str(judge["method"]),
+                          judge["configurationHash"].is_null() ? "– (none: the deterministic rubric)" : str(judge["configurationHash"]),
+                          decimal(judge["observations"], 0)});
+  return table;
+}
+
+Table arms_table(const Json& arms) {
+  Table table{"Arms (model × scenario)",
+              {"Arm", "Executions", "Status", "Result", "Success rate (95% interval)", "Tokens: median (P90)", "Cost (USD)",
+               "Duration ms: median (P90)", "Evidence coverage", "Acceptance checks", "Error codes"},
+              {}};
+  for (const auto& arm : arms) {
+    const Json& rate = arm["successRate"];
+    const Json& interval = arm["successInterval"];
+    table.rows.push_back(
+        {arm_label(arm), decimal(arm["executions"], 0), counts_text(arm["status"]), counts_text(arm["result"]),
+         rate.is_null() ? "– (all pending)"
+                        : percent(rate.get<double>()) + " (" + percent(interval[0].get<double>()) + " – " +
+                              percent(interval[1].get<double>()) + ")",
+         with_p90(arm["totalTokens"], 1), arm["costUsd"].is_null() ? "not priced" : decimal(arm["costUsd"]["total"], 6),
+         with_p90(arm["durationMs"], 0),
+         arm["evidence"]["coverage"].is_null() ? "–" : percent(arm["evidence"]["coverage"].get<double>()),
+         decimal(arm["acceptanceChecks"]["passed"], 0) + " / " + decimal(arm["acceptanceChecks"]["total"], 0),
+         counts_text(arm["errorCodes"])});
+  }
+  return table;
+}
+
+std::string interval_text(const Json& interval, int decimals, double scale = 1) {
+  if (interval.is_null()) return "–";
+  return decimal(interval[0].get<double>() * scale, decimals) + " to " + decimal(interval[1].get<double>() * scale, decimals);
+}
+
+Table paired_table(const Json& paired) {
+  Table table{"Paired comparison (same model, same tasks, two scenarios)",
+              {"Model: baseline → current", "Measure", "Pairs", "Baseline", "Current", "Difference", "95% interval", "Test", "p"},
+              {}};
+  for (const auto& pair : paired) {
+    const std::string label = str(pair["modelId"]) + ": " + str(pair["baselineScenarioId"]) + " → " + str(pair["currentScenarioId"]);
+    const Json& success = pair["success"];
+    if (success.is_null()) {
+      table.rows.push_back({label, "success rate", decimal(pair["pairs"], 0), "–", "–", "– (no decided pairs)", "–", "–", "–"});
+    } else {
+      table.rows.push_back({label, "success rate", decimal(success["pairs"], 0), percent(success["baselineRate"].get<double>()),
+                            percent(success["currentRate"].get<double>()),
+                            decimal(success["difference"].get<double>() * 100, 1) + " points",
+                            interval_text(success["interval"], 1, 100) + " points", "exact McNemar",
+                            success["mcnemarP"].is_null() ? "– (no discordant pairs)" : decimal(success["mcnemarP"], 4)});
+    }
+    for (const auto& [measure, name, decimals] : {std::tuple{"totalTokens", "tokens per execution", 1},
+                                                  std::tuple{"costUsd", "cost per execution (USD)", 6},
+                                                  std::tuple{"durationMs", "duration (ms)", 0}}) {
+      const Json& values = pair[measure];
+      if (values.is_null()) continue;
+      table.rows.push_back({label, std::string(name) + ", median", decimal(values["pairs"], 0), decimal(values["baselineMedian"], decimals),
+                            decimal(values["currentMedian"], decimals), decimal(values["medianDifference"], decimals),
+                            interval_text(values["interval"], decimals), "Wilcoxon signed-rank",
+                            values["wilcoxon"].is_null() ? "– (" + str(values["note"]) + ")" : decimal(values["wilcoxon"]["p"], 4)});
+    }
+  }
+  return table;
+}
+
+Table comparison_table(const Json& comparison) {
+  const auto side = [](const Json& which) {
+    return which.contains("round") ? "round " + str(which["round"]) : "run " + str(which["runId"]);
+  };
+  Table table{"Targets: " + side(comparison["baseline"]) + " → " + side(comparison["current"]),
+              {"Metric", "Direction", "Threshold", "Arm", "Baseline", "Current", "Relative change", "Verdict"},
+              {}};
+  for (const auto& target : comparison["targets"]) {
+    const Json& change = target["relativeChange"];
+    table.rows.push_back({str(target["metricId"]), str(target["direction"]), decimal(target["threshold"], 4),
+                          str(target["modelId"]) + " / " + str(target["scenarioId"]), decimal(target["baseline"], 4),
+                          decimal(target["current"], 4), change.is_null() ? "–" : percent(change.get<double>()),
+                          str(target["verdict"])});
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string decimal(double value, int decimals) {
+  if (!std::isfinite(value)) return "–";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  std::string out = text;
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out == "-0" ? "0" : out;
+}
+
+std::string decimal(const Json& value, int decimals) { return value.is_null() ? "–" : decimal(value.get<double>(), decimals); }
+
+std::string percent(double fraction, int decimals) { return decimal(fraction * 100, decimals) + "%"; }
+
+std::string report_title(const Json& data) {
+  const Json& suite = data["header"]["suite"];
+  return "Study report: " + (suite.is_null() ? str(data["header"]["ledger"]) : str(suite["title"]));
+}
+
+ReportTables report_tables(const Json& data) {
+  const Json& metrics = data["metrics"];
+  ReportTables tables;
+  tables.provenance = {provenance_table(data["header"]), runs_table(data["header"]), adjudicators_table(data["header"])};
+  tables.arms = {arms_table(metrics["arms"])};
+  if (!data["missingArms"].empty()) {
+    Table missing{"Arms with no observation (reported with --allow-missing-arms)", {"Model", "Scenario"}, {}};
+    for (const auto& arm : data["missingArms"]) missing.rows.push_back({str(arm["modelId"]), str(arm["scenarioId"])});
+    tables.arms.push_back(std::move(missing));
+  }
+  tables.comparisons = {paired_table(metrics["paired"])};
+  if (metrics.contains("comparison")) tables.comparisons.push_back(comparison_table(metrics["comparison"]));
+  return tables;
+}
+
+std::vector<Plot> report_plots(const Json& data) {
+  const Json& metrics = data["metrics"];
+  return {success_plot(metrics["arms"]), tokens_plot(metrics["arms"]), cost_plot(metrics["arms"]), forest_plot(metrics["paired"]),
+          heat_map_plot(data["heatMap"])};
+}
+
+std::vector<std::string> method_notes(const Json& data) {
+  std::vector<std::string> notes{
+      "An arm is a model × scenario. Its result is the independent adjudicator's when it judged, else the deterministic "
+      "rubric's; pending executions are counted apart and left out of every rate. The success rate's 95% interval is "
+      "Wilson's score interval.",
+      "The paired comparison pairs the two scenarios of a model on the same task (task, repository, replicate). The "
+      "difference in success rate has Agresti and Min's 95% interval and the exact McNemar test on the discordant pairs. "
+      "Tokens, cost and duration: the Hodges–Lehmann median difference with its 95% interval and the Wilcoxon signed-rank "
+      "test; with fewer than 6 non-zero differences no interval or p-value is given. p-values are not adjusted for the "
+      "number of comparisons.",
+      "Tokens per execution are input plus output tokens as each provider reported them; cost is only what providers "
+      "reported (measurements.agentCostUsd), never estimated."};
+  if (data["metrics"].contains("comparison"))
+    notes.push_back("Targets compare the baseline with the current " +
+                    std::string(data["metrics"]["comparison"]["baseline"].contains("round") ? "round" : "run") +
+                    " per arm, with the semantics of strata metrics (docs/METRICS.md).");
+  return notes;
+}
+
+}  // namespace strata::report
