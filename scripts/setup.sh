@@ -4,6 +4,7 @@
 # unversioned libboost-*-dev or libasio-dev: they conflict with libboost1.81-dev.
 #   scripts/setup.sh          the build and the tests
 #   scripts/setup.sh --fuzz   clang 14 with libFuzzer, for scripts/fuzz.sh
+#   scripts/setup.sh --browser  Chromium, which the test of strata report opens the report in
 set -euo pipefail
 
 packages=(
@@ -12,9 +13,10 @@ packages=(
   catch2 libcli11-dev
   python3 python3-jsonschema nodejs curl util-linux procps
 )
-if [ "${1:-}" = --fuzz ]; then
-  packages=(clang libclang-rt-14-dev)
-fi
+case "${1:-}" in
+  --fuzz) packages=(clang libclang-rt-14-dev) ;;
+  --browser) packages=(chromium) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

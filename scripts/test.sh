@@ -51,6 +51,7 @@ trap 'rm -rf "$STATE"' EXIT
 say "setup"
 bash scripts/setup.sh
 case " ${STAGES[*]} " in *" fuzz "*) bash scripts/setup.sh --fuzz ;; esac
+case " ${STAGES[*]} " in *" release "* | *" asan "*) bash scripts/setup.sh --browser ;; esac
 
 # --- what each stage builds and runs -----------------------------------------------------------
 build_release() { bash scripts/build.sh build; }

@@ -54,8 +54,25 @@ def q(values, p):
         return values[0]
     return statistics.median(values) if p == 0.5 else statistics.quantiles(values, n=10, method="inclusive")[8]
 
+def quartiles(values):
+    if not values:
+        return None, None
+    if len(values) == 1:
+        return values[0], values[0]
+    parts = statistics.quantiles(values, n=4, method="inclusive")
+    return parts[0], parts[2]
+
 def dist(values):
-    return {"reported": len(values), "total": sum(values) if values else None, "median": q(values, 0.5), "p90": q(values, 0.9)}
+    p25, p75 = quartiles(values)
+    return {"reported": len(values), "total": sum(values) if values else None, "median": q(values, 0.5), "p90": q(values, 0.9),
+            "min": min(values) if values else None, "p25": p25, "p75": p75, "max": max(values) if values else None}
+
+def wilson(s, n, z=1.959963984540054):
+    if n == 0:
+        return None
+    p = s / n
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return [max(0.0, centre - half), min(1.0, centre + half)]
 
 def arms(observations):
     out = {}
@@ -77,6 +94,7 @@ def arms(observations):
                        "status": {s: sum(1 for x in e if x["status"] == s) for s in sorted({x["status"] for x in e})},
                        "result": {s: r.count(s) for s in sorted(set(r))},
                        "successRate": decided.count("success") / len(decided) if decided else None,
+                       "successInterval": wilson(decided.count("success"), len(decided)),
                        "totalTokens": dist(tokens), "durationMs": dist([x["durationMs"] for x in e]),
                        "costUsd": dist(costs) if costs else None,
                        "evidence": {"withEvidence": with_evidence, "coverage": with_evidence / len(obs)},
@@ -126,6 +144,10 @@ def close(g, w, where):
         assert isinstance(g, dict), where
         for k in w:
             close(g.get(k), w[k], f"{where}.{k}")
+    elif isinstance(w, list):
+        assert isinstance(g, list) and len(g) == len(w), f"{where}: got {g}, expected {w}"
+        for i, (gi, wi) in enumerate(zip(g, w)):
+            close(gi, wi, f"{where}[{i}]")
     elif isinstance(w, float) or isinstance(w, int):
         assert g is not None and abs(g - w) <= 1e-9 * max(1, abs(w)), f"{where}: got {g}, expected {w}"
     else:

@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# strata report (docs/METRICS.md, "Report") on a real study run by the example provider, whose
+# outcome depends on the scenario:
+#   - the HTML file is self-contained (no script, no external reference) and carries the
+#     provenance: ledger, plan, suite, provider and repository config hashes, the adjudicator,
+#     Strata's version;
+#   - its tables hold the numbers of strata metrics, and the success rates and Wilson intervals
+#     computed here from the ledger;
+#   - five plots, each an SVG with a title, a text alternative and a table of its numbers;
+#   - opened in headless Chromium (tests/support/browser_check.py): no console error, every SVG
+#     rendered with a non-zero size, no request leaving the file, printed to PDF;
+#   - --format md: the Markdown and its SVG files, each well-formed XML;
+#   - bad input (all-pending adjudications, mixed rounds, an unknown run id, an arm without
+#     observations, a target Strata does not compute, a missing directory): message, exit 2, no
+#     file written, an existing report left as it was.
+# Usage: report_test.sh <strata binary> <example provider binary> <fixtures dir>
+STRATA=$(realpath "$1")
+PROVIDER=$(realpath "$2")
+FIX=$(realpath "$3")
+. "$(dirname "$0")/lib.sh"
+BROWSER_CHECK=$(realpath "$(dirname "$0")/../support/browser_check.py")
+
+make_example_study "$PROVIDER" a b
+L=$WORK/ledger.json
+study_run a "$L"; expect_code 0 "the example study"
+H=$WORK/report.html
+run report "$L" -o "$H" --suite "$WORK/suite.json" --protocol "$FIX/protocol-v1.json" --text
+expect_code 0 "strata report"
+expect_out "Report: $H (16 observations, 4 arms)" "one line names the report"
+
+# --- provenance and self-containment -------------------------------------------------------------
+hash_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["contentHash"])' "$1"; }
+for artifact in ledger.json plan-a.json suite.json providers.json repos.json; do
+  expect_true "grep -q '$(hash_of "$WORK/$artifact")' '$H'" "the header carries the hash of $artifact"
+done
+expect_true "grep -q '$(hash_of "$FIX/protocol-v1.json")' '$H'" "the header carries the protocol's hash"
+expect_true "grep -q 'deterministic-rubric-v1' '$H'" "the header names the adjudicator"
+version=$("$STRATA" --version | cut -d' ' -f2)
+expect_true "grep -q '<td>$version</td>' '$H'" "the header carries Strata's version ($version)"
+expect_true "! grep -Eiq '<script|<link|<img|<iframe|src=|href=|url\\(|@import' '$H'" "no script, link, image or reference"
+expect_true "grep -q \"default-src 'none'\" '$H'" "a Content-Security-Policy forbids loading anything"
+
+# --- the numbers: tables against strata metrics and against the ledger ---------------------------------
+"$STRATA" metrics "$L" >"$WORK/metrics.json"
+cat >"$WORK/tables.py" <<'PY'
+# tables.py <report.html>: {caption: [[cell, ...], ...]} of every table (header row included).
+import html.parser, json, sys
+
+class Tables(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tables, self.caption, self.rows, self.cell, self.text = {}, None, [], None, None
+    def handle_starttag(self, tag, attrs):
+        if tag == "table": self.rows = []
+        elif tag == "caption": self.text = ""
+        elif tag == "tr": self.rows.append([])
+        elif tag in ("td", "th"): self.cell = ""
+    def handle_endtag(self, tag):
+        if tag == "caption": self.caption, self.text = self.text, None
+        elif tag in ("td", "th") and self.cell is not None: self.rows[-1].append(self.cell); self.cell = None
+        elif tag == "table": self.tables[self.caption] = self.rows
+    def handle_data(self, data):
+        if self.text is not None: self.text += data
+        if self.cell is not None: self.cell += data
+
+parser = Tables()
+parser.feed(open(sys.argv[1], encoding="utf-8").read())
+print(json.dumps(parser.tables))
+PY
+python3 "$WORK/tables.py" "$H" >"$WORK/tables.json"
+cat >"$WORK/numbers.py" <<'PY'
+# numbers.py <tables.json> <metrics.json> <ledger>: the success table against the ledger (Wilson
+# computed here), and the arms and tokens tables against strata metrics.
+import json, math, sys
+tables = json.load(open(sys.argv[1]))
+arms = {f'{a["modelId"]} / {a["scenarioId"]}': a for a in json.load(open(sys.argv[2]))["report"]["arms"]}
+observations = json.load(open(sys.argv[3]))["observations"]
+
+def pct(x):
+    text = f"{x * 100:.1f}".rstrip("0").rstrip(".")
+    return text + "%"
+
+def wilson(s, n, z=1.959963984540054):
+    p = s / n
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+problems = []
+success = tables["Success rate per arm"]
+assert success[0] == ["Arm", "Executions", "Decided", "Successes", "Success rate", "95% interval (Wilson)"], success[0]
+assert len(success) - 1 == len(arms), "one row per arm"
+for row in success[1:]:
+    label = row[0]
+    mine = [o for o in observations if f'{o["task"]["modelId"]} / {o["task"]["scenarioId"]}' == label]
+    results = [o["adjudication"].get("outcome") for o in mine if o["adjudication"]["status"] != "pending"]
+    s, n = results.count("success"), len(results)
+    low, high = wilson(s, n)
+    want = [label, str(len(mine)), str(n), str(s), pct(s / n), f"{pct(low)} – {pct(high)}"]
+    if row != want: problems.append(f"success row {row} != {want}")
+tokens = tables["Tokens per execution (input + output)"]
+for row in tokens[1:]:
+    t = arms[row[0]]["totalTokens"]
+    want = [f'{t["min"]:g}', f'{round(t["median"], 1):g}', f'{t["max"]:g}']
+    if [row[2], row[4], row[6]] != want: problems.append(f"tokens row {row} != {want}")
+arm_rows = tables["Arms (model × scenario)"]
+for row in arm_rows[1:]:
+    a = arms[row[0]]
+    if row[1] != f'{a["executions"]:g}': problems.append(f"arms row {row[0]}: executions {row[1]}")
+    if not row[4].startswith(pct(a["successRate"])): problems.append(f"arms row {row[0]}: success {row[4]}")
+paired = tables["Paired comparison (same model, same tasks, two scenarios)"]
+if len([r for r in paired[1:] if r[1] == "success rate"]) != 2: problems.append("one success row per model")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
+expect_true "python3 '$WORK/numbers.py' '$WORK/tables.json' '$WORK/metrics.json' '$L'" "the tables hold the ledger's numbers"
+expect_true "[ \$(grep -c '<svg ' '$H') = 5 ]" "five plots"
+expect_true "[ \$(grep -c '<svg [^>]*role=\"img\" aria-labelledby=' '$H') = 5 ]" "each plot is an image labelled by its title and text"
+expect_true "[ \$(grep -c '<desc id=' '$H') = 5 ]" "each plot has a text alternative"
+for plot in "Success rate per arm" "Tokens per execution (input + output)" "Cost against success per arm" \
+  "Paired effects (current scenario minus baseline scenario, same tasks)" "Outcomes per task and arm (successes of decided executions)"; do
+  expect_true "python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))[sys.argv[2]][1:])' '$WORK/tables.json' '$plot'" \
+    "the numbers of '$plot' are in a table"
+done
+
+# --- a real browser ----------------------------------------------------------------------------
+python3 "$BROWSER_CHECK" "$H" --pdf "$WORK/report.pdf" --screenshot "$WORK/report.png" >"$WORK/browser.json" 2>"$WORK/browser.err"
+browser_code=$?
+expect_true "[ $browser_code = 0 ]" "Chromium opens the report: no console error, no request leaving the file ($(head -c 600 "$WORK/browser.err"))"
+expect_true "python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); sys.exit(not (b[\"svgCount\"] == 5 and all(s[\"width\"] > 0 and s[\"height\"] > 0 and s[\"hasTitle\"] and s[\"hasLabel\"] for s in b[\"svgs\"])))' '$WORK/browser.json'" \
+  "every SVG rendered with a non-zero size, titled and labelled"
+expect_true "python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); sys.exit(bool(b[\"externalRequests\"] or b[\"consoleErrors\"] or b[\"exceptions\"]))' '$WORK/browser.json'" \
+  "no request, console error or exception"
+expect_true "[ \"\$(head -c 5 '$WORK/report.pdf')\" = '%PDF-' ]" "printed to PDF"
+expect_true "[ \"\$(head -c 4 '$WORK/report.png' | tail -c 3)\" = 'PNG' ]" "a screenshot"
+
+# --- Markdown --------------------------------------------------------------------------------
+mkdir -p "$WORK/md"
+run report "$L" -o "$WORK/md/study.md" --format md
+expect_code 0 "--format md"
+expect_true "[ \$(ls '$WORK/md' | grep -c '^study-.*\\.svg$') = 5 ]" "five SVG files beside the Markdown"
+for svg in "$WORK"/md/*.svg; do
+  name=$(basename "$svg")
+  expect_true "grep -qF '($name)' '$WORK/md/study.md'" "the Markdown links $name"
+  expect_true "python3 -c 'import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); sys.exit(r.tag != \"{http://www.w3.org/2000/svg}svg\")' '$svg'" \
+    "$name is a well-formed SVG document"
+done
+expect_true "grep -q '^| low-cost-model / deterministic-doc-bridge |' '$WORK/md/study.md'" "the Markdown has the arms table"
+
+# --- bad input: message, exit 2, nothing written, an existing report kept -----------------------------
+echo "an earlier report" >"$WORK/kept.html"
+refused() {  # refused <name> <stderr fragment> <report args...>
+  local name=$1 fragment=$2
+  shift 2
+  bad_input "$name" "$fragment" report "$@" -o "$WORK/refused.html"
+  expect_file_absent "$WORK/refused.html" "$name: no report"
+  run report "$@" -o "$WORK/kept.html"
+  expect_true "[ \"\$(cat '$WORK/kept.html')\" = 'an earlier report' ]" "$name: an existing report is left as it was"
+}
+cat >"$WORK/failing" <<'SH'
+#!/usr/bin/env bash
+cat >/dev/null
+exit 1
+SH
+chmod +x "$WORK/failing"
+python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+config = json.load(open(f"{work}/providers.payload.json"))
+config["adjudicator"] = {"id": "unavailable-judge", "modelId": "reference-model", "command": f"{work}/failing", "args": [],
+                         "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
+json.dump(config, open(f"{work}/judge.payload.json", "w"))
+PY
+"$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
+run adjudicate "$L" "$WORK/suite.json" --adjudicator "$WORK/judge.json" --output "$WORK/pending.json"
+expect_code 0 "adjudication by a judge that always fails"
+refused "all-pending adjudications" "Every adjudication of the 16 observations selected in $WORK/pending.json is pending" "$WORK/pending.json"
+
+cp "$L" "$WORK/two-rounds.json"
+study_run b "$WORK/two-rounds.json" --round round-2; expect_code 0 "a second round in the same ledger"
+refused "mixed rounds" "mixes rounds" "$WORK/two-rounds.json"
+run report "$WORK/two-rounds.json" -o "$WORK/rounds.html" --baseline-round none --current-round round-2
+expect_code 0 "two rounds compared"
+expect_true "grep -q 'Targets: round none → round round-2' '$WORK/rounds.html'" "the comparison's targets table"
+refused "an unknown run id" "has no observations of run nope" "$L" --run-id nope
+
+python3 - "$L" "$WORK/no-arm.payload.json" <<'PY'
+import json, sys
+ledger = json.load(open(sys.argv[1]))
+ledger["observations"] = [o for o in ledger["observations"]
+                          if (o["task"]["modelId"], o["task"]["scenarioId"]) != ("low-cost-model", "repository-only")]
+del ledger["contentHash"], ledger["contentHashAlgo"]
+json.dump(ledger, open(sys.argv[2], "w"))
+PY
+"$STRATA" seal ledger "$WORK/no-arm.payload.json" -o "$WORK/no-arm.json" >/dev/null
+refused "an arm without observations" "has no observations for arm low-cost-model / repository-only" "$WORK/no-arm.json"
+run report "$WORK/no-arm.json" -o "$WORK/no-arm.html" --allow-missing-arms
+expect_code 0 "--allow-missing-arms"
+expect_true "grep -q 'Arms with no observation' '$WORK/no-arm.html'" "the missing arm is listed"
+
+python3 - "$FIX/protocol-v1.json" "$WORK/runtime-protocol.payload.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["stopping"]["targets"].append({"metricId": "docbridge-runtime", "direction": "decrease", "threshold": 0.1})
+del p["contentHash"], p["contentHashAlgo"]
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$STRATA" seal protocol "$WORK/runtime-protocol.payload.json" -o "$WORK/runtime-protocol.json" >/dev/null
+refused "a target Strata does not compute" "Protocol target docbridge-runtime names a metric" "$L" --protocol "$WORK/runtime-protocol.json"
+
+python3 - "$WORK/suite.json" "$WORK/other-suite.payload.json" <<'PY'
+import json, sys
+suite = json.load(open(sys.argv[1]))
+suite["title"] = "Another suite"
+del suite["contentHash"], suite["contentHashAlgo"]
+json.dump(suite, open(sys.argv[2], "w"))
+PY
+"$STRATA" seal task-suite "$WORK/other-suite.payload.json" -o "$WORK/other-suite.json" >/dev/null
+refused "another task suite" "is not the suite run append-a was started with" "$L" --suite "$WORK/other-suite.json"
+bad_input "a missing directory" "the directory of the report does not exist" report "$L" -o "$WORK/nowhere/report.html"
+
+finish
