@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Results benchmark (issue 15): `strata export` of a 100,000-observation ledger, CSV and JSON
-# Lines, and `strata metrics` (arms and the paired comparison) of the same ledger, beside
+# Lines, `strata metrics` (arms and the paired comparison) and `strata report` (the HTML page) of
+# the same ledger, beside
 # `strata verify` of the same file (which holds the whole ledger in memory; every result command
 # verifies the ledger before it writes anything). Target: <= 10 s and <= 100 MiB peak each.
 # Usage: scripts/bench/results.sh [build-dir=build] [observations=100000]
@@ -56,11 +57,13 @@ for round in $(seq "$rounds"); do
   timed csv "$strata" export "$ledger" -o "$T/out.csv"
   timed jsonl "$strata" export "$ledger" --format jsonl -o "$T/out.jsonl"
   timed metrics "$strata" metrics "$ledger" --allow-regressions
+  timed report "$strata" report "$ledger" -o "$T/report.html"
 done
 rows_csv=$(($(wc -l <"$T/out.csv") - 1))
 rows_jsonl=$(wc -l <"$T/out.jsonl")
 [ "$rows_csv" = "$count" ] && [ "$rows_jsonl" = "$count" ] ||
   { echo "bench: expected $count rows, got $rows_csv (csv) and $rows_jsonl (jsonl)" >&2; exit 1; }
+[ "$(grep -c '<svg ' "$T/report.html")" = 5 ] || { echo "bench: the report lacks its five plots" >&2; exit 1; }
 
 wall() { median $(cut -d' ' -f1 "$T/$1.times"); }
 peak() { cut -d' ' -f2 "$T/$1.times" | sort -g | tail -n 1; }
@@ -76,5 +79,6 @@ echo "| \`strata verify\` (holds the whole ledger) | $(secs "$verify_ns") | $(mi
 echo "| \`strata export --format csv -o\` | $(secs "$(wall csv)") | $(mib "$(peak csv)") | $(ratio "$(wall csv)" "$verify_ns") | $(stat -c %s "$T/out.csv" | awk '{ printf "%.1f", $1 / 1048576 }') |"
 echo "| \`strata export --format jsonl -o\` | $(secs "$(wall jsonl)") | $(mib "$(peak jsonl)") | $(ratio "$(wall jsonl)" "$verify_ns") | $(stat -c %s "$T/out.jsonl" | awk '{ printf "%.1f", $1 / 1048576 }') |"
 echo "| \`strata metrics\` (arms, paired comparison) | $(secs "$(wall metrics)") | $(mib "$(peak metrics)") | $(ratio "$(wall metrics)" "$verify_ns") | |"
+echo "| \`strata report -o report.html\` | $(secs "$(wall report)") | $(mib "$(peak report)") | $(ratio "$(wall report)" "$verify_ns") | $(stat -c %s "$T/report.html" | awk '{ printf "%.2f", $1 / 1048576 }') |"
 echo
 echo "Target: each <= 10 s and <= 100 MiB peak. Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"

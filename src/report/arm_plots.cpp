@@ -103,7 +103,7 @@ Plot tokens_plot(const Json& arms) {
   // are what the reader compares.
   const double margin = std::max((high - low) * 0.05, 1.0);
   const LinearScale x{std::max(low - margin, 0.0), high + margin, left, left + kPlotWidth};
-  const std::vector<double> ticks = nice_ticks(x.d0, x.d1, 5);
+  const std::vector<double> ticks = nice_ticks(x.d0, x.d1, 7);
   SvgCanvas canvas(left + kPlotWidth + kRight, kTop + kRowHeight * arms.size() + kAxisSpace, plot.id, plot.title, alt);
   x_axis(canvas, x, ticks, kTop - 6, kTop + kRowHeight * arms.size(), "Tokens per execution (input + output)",
          [](double tick) { return decimal(tick, 0); });
