@@ -31,6 +31,7 @@
 #include "strata/model/provider_request.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/store/journal_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_writer.hpp"
 #include "strata/model/json_access.hpp"

@@ -36,6 +36,7 @@
 #include "strata/model/ledger_index.hpp"
 #include "strata/model/observation_builder.hpp"
 #include "strata/store/ledger_append.hpp"
+#include "strata/store/journal_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_writer.hpp"
 #include "strata/store/run_inputs_record.hpp"

@@ -24,6 +24,7 @@
 #include "strata/engine/job_pool.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
+#include "strata/store/journal_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
 
 namespace asio = boost::asio;

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "strata/exec/bounded_process.hpp"
+#include "strata/exec/process_spec.hpp"
 #include "strata/model/observation_builder.hpp"
 
 namespace strata::engine {

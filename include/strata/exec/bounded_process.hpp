@@ -5,44 +5,9 @@
 // group, a grace period, then SIGKILL to the group. Exits are watched through a pidfd.
 #include <boost/asio/awaitable.hpp>
 
-#include <chrono>
-#include <cstddef>
-#include <string>
-#include <vector>
+#include "strata/exec/process_spec.hpp"
 
 namespace strata::exec {
-
-struct ProcessSpec {
-  std::string program;               // resolved path, run without a shell
-  std::vector<std::string> args;     // argv[1..]
-  std::vector<std::string> env;      // exactly these "NAME=value" entries
-  std::string working_directory;
-  std::string stdin_data;
-  std::chrono::milliseconds timeout{10000};
-  std::size_t stdout_limit = 256000;        // more bytes than this: output-limit
-  std::size_t stderr_limit = 1024 * 1024;   // counted and hashed up to this many bytes
-  std::chrono::milliseconds kill_grace{2000};  // SIGTERM -> SIGKILL
-};
-
-enum class ProcessEnd {
-  exited,        // exit_code is set
-  signaled,      // killed by term_signal (not by us)
-  timed_out,     // our deadline fired first
-  output_limit,  // stdout went over the limit first
-  spawn_failed,  // could not start (spawn_error says why)
-};
-
-struct ProcessResult {
-  ProcessEnd end = ProcessEnd::spawn_failed;
-  int exit_code = -1;    // when the leader exited normally
-  int term_signal = 0;   // when the leader was killed by a signal
-  std::string stdout_data;  // raw bytes, at most stdout_limit + one read
-  std::size_t stderr_bytes = 0;  // kept (capped) stderr bytes
-  std::string stderr_sha256 =    // hex SHA-256 of the kept stderr bytes
-      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-  std::chrono::milliseconds duration{0};
-  std::string spawn_error;
-};
 
 // Call once at start-up: ignore SIGPIPE, mark inherited descriptors close-on-exec.
 void init_process_runtime();

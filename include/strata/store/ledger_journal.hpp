@@ -2,12 +2,8 @@
 // The durable ledger of `strata run` (DESIGN decision 4): every completed observation is
 // appended to a journal beside the ledger and made durable before it counts as done;
 // the journal is folded into the ledger by an atomic rewrite. Resume = ledger + the
-// valid prefix of the journal.
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
-
+// valid prefix of the journal. The journal's writer (group commit on the event loop) is
+// store/journal_writer.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,42 +62,6 @@ class LedgerLock {
 
  private:
   int fd_ = -1;
-};
-
-// Appends journal lines with group commit: appends that arrive while an fsync is in
-// flight share the next one. The fsync runs on `pool`; everything else on the io thread.
-class JournalWriter {
- public:
-  JournalWriter(boost::asio::any_io_executor io, boost::asio::thread_pool& pool, std::string journal_path,
-                std::uint64_t valid_bytes);
-  ~JournalWriter();
-  JournalWriter(const JournalWriter&) = delete;
-  JournalWriter& operator=(const JournalWriter&) = delete;
-
-  // Completes when the line is durable. Throws strata::Error when writing or syncing fails.
-  boost::asio::awaitable<void> append(std::string line);
-
-  // Empties the journal after its entries were folded into the ledger. Only while no
-  // write is in flight (!busy()).
-  void truncate();
-  bool busy() const { return flushing_; }
-
-  std::uint64_t entries() const { return entries_; }
-  std::uint64_t bytes() const { return bytes_; }
-  std::uint64_t syncs() const { return syncs_; }
-
- private:
-  boost::asio::awaitable<void> flush();
-
-  boost::asio::any_io_executor io_;
-  boost::asio::thread_pool& pool_;
-  std::string path_;
-  int fd_ = -1;
-  std::string pending_;
-  std::uint64_t appended_ = 0, durable_ = 0, entries_ = 0, bytes_ = 0, syncs_ = 0;
-  bool flushing_ = false;
-  std::optional<std::string> failure_;
-  boost::asio::steady_timer flushed_;
 };
 
 }  // namespace strata::store
