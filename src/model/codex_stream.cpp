@@ -1,0 +1,91 @@
+#include "strata/model/codex_stream.hpp"
+
+#include <set>
+
+#include "strata/error.hpp"
+#include "strata/model/json_access.hpp"
+#include "strata/model/json_document.hpp"
+
+namespace strata::model {
+namespace {
+
+// The item types that are the agent acting through a tool (docs/AGENT_STREAMS.md §1.3).
+// file_search and computer are not emitted by the versions read, but count if they appear.
+bool is_tool_item(const std::string& type) {
+  static const std::set<std::string> tools{"command_execution", "mcp_tool_call", "web_search", "file_search", "computer"};
+  return tools.count(type) > 0;
+}
+
+std::size_t text_bytes(const Json& object, const char* member) {
+  const auto it = object.find(member);
+  if (it == object.end() || it->is_null()) return 0;
+  return it->is_string() ? it->get_ref<const std::string&>().size() : it->dump().size();
+}
+
+std::optional<double> count_member(const Json& object, const char* member) {
+  const auto value = number_member(object, member);
+  if (!value || *value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+void CodexStreamReader::add_line(std::string_view line, double at_ms) {
+  ++turn_.lines;
+  turn_.stream_bytes += line.size() + 1;
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // a blank line carries nothing
+  Json event;
+  try {
+    event = parse_json(line);
+  } catch (const Error&) {
+    if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is not JSON";
+    return;
+  }
+  if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
+    if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is not an event";
+    return;
+  }
+  const std::string& type = str(event["type"]);
+  if (type == "turn.failed") {
+    if (!defect_) defect_ = "the turn failed (turn.failed)";
+  } else if (type == "error") {
+    error_event_ = true;  // retries report errors too; only an error the turn did not survive counts
+  } else if (type == "turn.completed") {
+    turn_.turn_completed = true;
+    if (event.contains("usage") && event["usage"].is_object()) {
+      const Json& usage = event["usage"];
+      turn_.input_tokens = count_member(usage, "input_tokens");
+      turn_.cached_input_tokens = count_member(usage, "cached_input_tokens");
+      turn_.output_tokens = count_member(usage, "output_tokens");
+      turn_.reasoning_output_tokens = count_member(usage, "reasoning_output_tokens");
+    }
+  } else if (type == "item.started" || type == "item.updated" || type == "item.completed") {
+    if (!event.contains("item") || !event["item"].is_object() || !event["item"].contains("type") || !event["item"]["type"].is_string())
+      return;  // an item event Strata does not understand carries nothing it needs
+    const Json& item = event["item"];
+    const std::string& item_type = str(item["type"]);
+    const bool completed = type == "item.completed";
+    if (is_tool_item(item_type)) {
+      ++turn_.tool_events;
+      if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
+      if (completed) {
+        ++turn_.tool_calls;
+        turn_.tool_input_bytes += text_bytes(item, "command") + text_bytes(item, "arguments") + text_bytes(item, "query");
+        turn_.tool_output_bytes += text_bytes(item, "aggregated_output") + text_bytes(item, "result");
+      }
+    } else if (item_type == "agent_message" && completed && item.contains("text") && item["text"].is_string()) {
+      turn_.final_message = str(item["text"]);
+      turn_.agent_message_bytes += turn_.final_message->size();
+    }
+  }
+}
+
+std::optional<std::string> CodexStreamReader::failure() const {
+  if (defect_) return defect_;
+  if (!turn_.turn_completed)
+    return error_event_ ? "the agent reported an error and the turn did not complete" : "the event stream ended before turn.completed";
+  if (!turn_.final_message) return "the turn completed without a final message";
+  return std::nullopt;
+}
+
+}  // namespace strata::model
