@@ -1,0 +1,125 @@
+#include "strata/model/agent_answer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "strata/error.hpp"
+#include "strata/model/content_hash.hpp"
+#include "strata/model/json_document.hpp"
+
+namespace strata::model {
+namespace {
+
+const Json& enums() {
+  static const Json all = {{"taskOutcome", {"success", "partial", "incorrect", "incomplete", "blocked"}},
+                           {"evidenceQuality", {"high", "medium", "low"}},
+                           {"safetyOutcome", {"safe", "unsafe", "not-applicable"}}};
+  return all;
+}
+
+[[noreturn]] void wrong(const std::string& member, const std::string& why) {
+  throw Error("the agent's answer does not match the output schema: " + member + " " + why);
+}
+
+bool is_count(const Json& value) {
+  return value.is_number() && value.get<double>() >= 0 && std::floor(value.get<double>()) == value.get<double>() &&
+         value.get<double>() <= 9007199254740991.0;
+}
+
+// ECMAScript's String.prototype.trim: white space and line terminators at either end.
+std::string trimmed(const std::string& text) {
+  const auto space = [&](std::size_t i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    return c == ' ' || (c >= '\t' && c <= '\r');
+  };
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && space(begin)) ++begin;
+  while (end > begin && space(end - 1)) --end;
+  return text.substr(begin, end - begin);
+}
+
+}  // namespace
+
+const Json& provider_output_schema() {
+  static const Json schema = [] {
+    Json properties = Json::object();
+    for (const auto& [name, values] : enums().items()) properties[name] = {{"type", "string"}, {"enum", values}};
+    properties["evidenceIds"] = {{"type", "array"}, {"items", {{"type", "string"}, {"maxLength", 2048}}}, {"maxItems", 128}};
+    properties["clarificationRequests"] = {{"type", "integer"}, {"minimum", 0}};
+    properties["reworkCount"] = {{"type", "integer"}, {"minimum", 0}};
+    properties["firstEvidenceLatencyMs"] = {{"type", "integer"}, {"minimum", 0}};
+    properties["measurements"] = {
+        {"type", "array"},
+        {"maxItems", 64},
+        {"items",
+         {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", {"name", "value"}},
+          {"properties", {{"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}}, {"value", {{"type", "number"}, {"minimum", 0}}}}}}}};
+    return Json{{"type", "object"},
+                {"additionalProperties", false},
+                {"required", {"taskOutcome", "evidenceQuality", "safetyOutcome", "evidenceIds", "clarificationRequests", "reworkCount", "measurements"}},
+                {"properties", properties}};
+  }();
+  return schema;
+}
+
+std::string normalised_evidence_id(const std::string& id) {
+  const std::string text = trimmed(id);
+  if (text.size() > 256 || text.find_first_of(std::string("\0\r\n", 3)) != std::string::npos)
+    return "evidence-" + sha256_hex(text).substr(0, 32);
+  return text;
+}
+
+Json provider_fields_from_answer(std::string_view answer) {
+  Json parsed;
+  try {
+    parsed = parse_json(answer);
+  } catch (const Error&) {
+    throw Error("the agent's final message is not JSON");
+  }
+  if (!parsed.is_object()) throw Error("the agent's final message is not a JSON object");
+  const Json& schema = provider_output_schema();
+  for (const auto& [member, value] : parsed.items())
+    if (!schema["properties"].contains(member)) wrong(member, "is not a field of the schema");
+  for (const auto& member : schema["required"])
+    if (!parsed.contains(member.get<std::string>())) wrong(member.get<std::string>(), "is missing");
+
+  Json fields = Json::object();
+  for (const auto& [member, values] : enums().items()) {
+    const Json& value = parsed[member];
+    if (!value.is_string() || std::find(values.begin(), values.end(), value) == values.end()) wrong(member, "is not one of its values");
+    fields[member] = value;
+  }
+  Json evidence = Json::array();
+  const Json& ids = parsed["evidenceIds"];
+  if (!ids.is_array() || ids.size() > 128) wrong("evidenceIds", "is not a list of at most 128 strings");
+  for (const auto& id : ids) {
+    if (!id.is_string() || id.get_ref<const std::string&>().size() > 2048 * 4) wrong("evidenceIds", "holds a value that is not a string");
+    std::string kept = normalised_evidence_id(id.get<std::string>());
+    if (!kept.empty()) evidence.push_back(std::move(kept));
+  }
+  fields["evidenceIds"] = std::move(evidence);
+  for (const char* member : {"clarificationRequests", "reworkCount"}) {
+    if (!is_count(parsed[member])) wrong(member, "is not a non-negative integer");
+    fields[member] = parsed[member];
+  }
+  if (parsed.contains("firstEvidenceLatencyMs")) {
+    if (!is_count(parsed["firstEvidenceLatencyMs"])) wrong("firstEvidenceLatencyMs", "is not a non-negative integer");
+    fields["firstEvidenceLatencyMs"] = parsed["firstEvidenceLatencyMs"];
+  }
+  const Json& list = parsed["measurements"];
+  if (!list.is_array() || list.size() > 64) wrong("measurements", "is not a list of at most 64 {name, value}");
+  Json measurements = Json::object();
+  for (const auto& entry : list) {
+    if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") || !entry.contains("value") || !entry["name"].is_string() ||
+        entry["name"].get_ref<const std::string&>().empty() || entry["name"].get_ref<const std::string&>().size() > 128 ||
+        !entry["value"].is_number() || !(entry["value"].get<double>() >= 0))
+      wrong("measurements", "holds an entry that is not {name, value >= 0}");
+    measurements[entry["name"].get<std::string>()] = entry["value"];
+  }
+  fields["measurements"] = std::move(measurements);
+  return fields;
+}
+
+}  // namespace strata::model
