@@ -113,6 +113,28 @@ PY
   done
 }
 
+# failing_providers: after make_example_study, $WORK/failing (a provider that reads its request
+# and exits 1), $WORK/failing.json (the study's providers all replaced by it) and
+# $WORK/judge.json (the study's providers with it as the adjudicator: every judgement pending).
+failing_providers() {
+  printf '#!/usr/bin/env bash\ncat >/dev/null\nexit 1\n' >"$WORK/failing"
+  chmod +x "$WORK/failing"
+  python3 - "$WORK" <<'PY'
+import json, sys
+work = sys.argv[1]
+config = json.load(open(f"{work}/providers.payload.json"))
+judged = json.loads(json.dumps(config))
+for p in config["providers"]:
+    p.update(command=f"{work}/failing", args=[])
+json.dump(config, open(f"{work}/failing.payload.json", "w"))
+judged["adjudicator"] = {"id": "unavailable-judge", "modelId": "reference-model", "command": f"{work}/failing", "args": [],
+                         "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
+json.dump(judged, open(f"{work}/judge.payload.json", "w"))
+PY
+  "$STRATA" seal provider-config "$WORK/failing.payload.json" -o "$WORK/failing.json" >/dev/null
+  "$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
+}
+
 # tamper_in_place <file> <text> <replacement of the same length>: changes the first occurrence in
 # the file's own bytes (same inode, same size) and restores its modification time, so that only
 # the change time and the content tell.

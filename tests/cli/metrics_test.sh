@@ -19,25 +19,7 @@ FIX=$(realpath "$3")
 make_example_study "$PROVIDER" a b
 L=$WORK/ledger.json
 study_run a "$L" --round round-1; expect_code 0 "round-1 (example provider)"
-cat >"$WORK/failing" <<'SH'
-#!/usr/bin/env bash
-cat >/dev/null
-exit 1
-SH
-chmod +x "$WORK/failing"
-python3 - "$WORK" <<'PY'
-import json, sys
-work = sys.argv[1]
-config = json.load(open(f"{work}/providers.payload.json"))
-for p in config["providers"]:
-    p.update(command=f"{work}/failing", args=[])
-json.dump(config, open(f"{work}/failing.payload.json", "w"))
-config["adjudicator"] = {"id": "unavailable-judge", "modelId": "reference-model", "command": f"{work}/failing", "args": [],
-                         "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-json.dump(config, open(f"{work}/judge.payload.json", "w"))
-PY
-"$STRATA" seal provider-config "$WORK/failing.payload.json" -o "$WORK/failing.json" >/dev/null
-"$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
+failing_providers
 run run "$WORK/plan-b.json" "$WORK/suite.json" --providers "$WORK/failing.json" --repositories "$WORK/repos.json" \
   --ledger "$L" --round round-2 --text
 expect_code 0 "round-2 (a failing provider)"

@@ -156,21 +156,7 @@ refused() {  # refused <name> <stderr fragment> <report args...>
   run report "$@" -o "$WORK/kept.html"
   expect_true "[ \"\$(cat '$WORK/kept.html')\" = 'an earlier report' ]" "$name: an existing report is left as it was"
 }
-cat >"$WORK/failing" <<'SH'
-#!/usr/bin/env bash
-cat >/dev/null
-exit 1
-SH
-chmod +x "$WORK/failing"
-python3 - "$WORK" <<'PY'
-import json, sys
-work = sys.argv[1]
-config = json.load(open(f"{work}/providers.payload.json"))
-config["adjudicator"] = {"id": "unavailable-judge", "modelId": "reference-model", "command": f"{work}/failing", "args": [],
-                         "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000}
-json.dump(config, open(f"{work}/judge.payload.json", "w"))
-PY
-"$STRATA" seal provider-config "$WORK/judge.payload.json" -o "$WORK/judge.json" >/dev/null
+failing_providers
 run adjudicate "$L" "$WORK/suite.json" --adjudicator "$WORK/judge.json" --output "$WORK/pending.json"
 expect_code 0 "adjudication by a judge that always fails"
 refused "all-pending adjudications" "Every adjudication of the 16 observations selected in $WORK/pending.json is pending" "$WORK/pending.json"
