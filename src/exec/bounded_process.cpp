@@ -146,8 +146,10 @@ class Attempt {
     for (;;) {
       auto [ec, n] = co_await stdout_.async_read_some(asio::buffer(buffer), kTuple);
       if (ec) break;
-      result.stdout_data.append(buffer, n);
-      if (result.stdout_data.size() > spec_.stdout_limit) {
+      result.stdout_bytes += n;
+      if (spec_.stdout_sink) spec_.stdout_sink(std::string_view(buffer, n));
+      else result.stdout_data.append(buffer, n);
+      if (result.stdout_bytes > spec_.stdout_limit) {
         if (!ended_) {
           ended_ = true;
           result.end = ProcessEnd::output_limit;

@@ -114,6 +114,37 @@ TEST_CASE("stdout over the limit fails closed", "[process]") {
   CHECK(r.stdout_data.size() > 64 * 1024);
 }
 
+TEST_CASE("stdout streamed to a sink: every byte, in order, nothing kept; the limit caps the stream", "[process]") {
+  // 3 MB of numbered lines: more than the pipe holds, so the sink sees many chunks.
+  ProcessSpec spec = shell("seq 1 400000");
+  std::string streamed;
+  std::size_t chunks = 0;
+  spec.stdout_sink = [&](std::string_view chunk) {
+    streamed.append(chunk);
+    ++chunks;
+  };
+  spec.stdout_limit = 16 * 1024 * 1024;
+  const ProcessResult r = run_sync(spec);
+  CHECK(r.end == ProcessEnd::exited);
+  CHECK(r.exit_code == 0);
+  CHECK(r.stdout_data.empty());
+  CHECK(r.stdout_bytes == streamed.size());
+  CHECK(streamed.size() == 2688895);  // seq 1 400000 | wc -c
+  CHECK(streamed.substr(0, 4) == "1\n2\n");
+  CHECK(streamed.substr(streamed.size() - 7) == "400000\n");
+  CHECK(chunks > 1);
+
+  ProcessSpec capped = shell("seq 1 400000");
+  std::size_t seen = 0;
+  capped.stdout_sink = [&](std::string_view chunk) { seen += chunk.size(); };
+  capped.stdout_limit = 256 * 1024;
+  const ProcessResult over = run_sync(capped);
+  CHECK(over.end == ProcessEnd::output_limit);
+  CHECK(over.stdout_data.empty());
+  CHECK(seen > 256 * 1024);
+  CHECK(seen < 2688895);
+}
+
 TEST_CASE("a grandchild holding stdout cannot keep the attempt open", "[process]") {
   ProcessSpec spec = shell("sleep 30 & echo '{}'");
   const auto t0 = std::chrono::steady_clock::now();

@@ -4,7 +4,9 @@
 // loop.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::exec {
@@ -19,6 +21,10 @@ struct ProcessSpec {
   std::size_t stdout_limit = 256000;        // more bytes than this: output-limit
   std::size_t stderr_limit = 1024 * 1024;   // counted and hashed up to this many bytes
   std::chrono::milliseconds kill_grace{2000};  // SIGTERM -> SIGKILL
+  // When set, stdout goes here as it arrives (chunks as read, not lines), on the event loop's
+  // thread, instead of into ProcessResult::stdout_data; stdout_limit then caps the bytes
+  // streamed. For a child whose output is a long event stream (an agent CLI, issue 16).
+  std::function<void(std::string_view)> stdout_sink;
 };
 
 enum class ProcessEnd {
@@ -33,7 +39,8 @@ struct ProcessResult {
   ProcessEnd end = ProcessEnd::spawn_failed;
   int exit_code = -1;    // when the leader exited normally
   int term_signal = 0;   // when the leader was killed by a signal
-  std::string stdout_data;  // raw bytes, at most stdout_limit + one read
+  std::string stdout_data;  // raw bytes, at most stdout_limit + one read (empty with a stdout_sink)
+  std::size_t stdout_bytes = 0;  // every byte read from stdout
   std::size_t stderr_bytes = 0;  // kept (capped) stderr bytes
   std::string stderr_sha256 =    // hex SHA-256 of the kept stderr bytes
       "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
