@@ -27,6 +27,7 @@ void add_adjudicate_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_metrics_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
+void add_provider_command(CLI::App& app, Action& action);
 void add_usage_command(CLI::App& app, Action& action);
 void add_usage_log_command(CLI::App& usage, Action& action);     // usage_log_command.cpp
 void add_usage_report_command(CLI::App& usage, Action& action);  // usage_report_command.cpp

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   strata::cli::add_export_command(app, action);
   strata::cli::add_metrics_command(app, action);
   strata::cli::add_report_command(app, action);
+  strata::cli::add_provider_command(app, action);
   strata::cli::add_usage_command(app, action);
   strata::cli::add_call_command(app, action);
   strata::cli::add_seal_command(app, action);
