@@ -152,6 +152,12 @@ FAKE_AGENT_HUGE_MB=100 provider huge
 expect_code 0 "100 MB of events, read as they arrive"
 expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r[\"taskOutcome\"] != \"success\" or r[\"toolCalls\"] < 1)' '$WORK/stdout'" \
   "the answer after 100 MB of events"
+EXAMPLES=$(realpath "$(dirname "$0")/../../examples/agents")
+run verify "$EXAMPLES/codex-provider-config.json"
+expect_code 0 "the sealed example provider config verifies"
+run seal provider-config "$EXAMPLES/codex-provider-config.payload.json"
+expect_true "python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1]) != json.load(open(sys.argv[2])))' \"\$OUT\" '$EXAMPLES/codex-provider-config.json'" \
+  "the sealed example is its payload sealed"
 FAKE_AGENT_HUGE_MB=20 refused huge "the agent's event stream passed 10000000 bytes and the agent was stopped" --stream-limit 10000000
 
 finish
