@@ -89,7 +89,7 @@ std::vector<std::string> inherited_environment() {
   return environment;  // what Strata's envAllowlist let through to this provider process
 }
 
-exec::ProcessResult run_agent(exec::ProcessSpec spec) {
+exec::ProcessResult run_process(exec::ProcessSpec spec) {
   exec::init_process_runtime();
   asio::io_context io(1);
   auto result = asio::co_spawn(io, exec::run_bounded_process(std::move(spec)), asio::use_future);
@@ -116,7 +116,50 @@ std::optional<std::string> run_failure(const exec::ProcessResult& process, const
   return stream;
 }
 
+std::string resolved(const std::string& command, const std::string& working_directory, const char* role) {
+  const char* path_variable = std::getenv("PATH");
+  try {
+    return exec::resolve_command(command, working_directory, path_variable ? path_variable : "");
+  } catch (const Error&) {
+    throw Error(std::string("the ") + role + " command " + command + " is not an executable file (nor found in PATH)");
+  }
+}
+
+// The request with the doc-bridge handoff added (see AgentRunOptions::doc_bridge_query); the
+// handoff's bytes in `handoff_bytes`.
+Json with_doc_bridge_handoff(Json request, const AgentRunOptions& options, const std::string& working_directory,
+                             std::size_t& handoff_bytes) {
+  exec::ProcessSpec query;
+  query.program = resolved(options.query_command, working_directory, "doc-bridge query");
+  query.args = {"query", options.doc_bridge_query->first, options.doc_bridge_query->second, "--agent"};
+  query.env = inherited_environment();
+  query.working_directory = working_directory;
+  query.timeout = options.timeout;
+  query.kill_grace = options.kill_grace;
+  query.stdout_limit = std::size_t{1} << 20;
+  const exec::ProcessResult result = run_process(std::move(query));
+  if (result.end == exec::ProcessEnd::spawn_failed) throw Error("the doc-bridge query could not be started: " + result.spawn_error);
+  if (result.end == exec::ProcessEnd::timed_out) throw Error("the doc-bridge query did not finish in time and was stopped");
+  if (result.end == exec::ProcessEnd::output_limit) throw Error("the doc-bridge query wrote more than 1 MiB and was stopped");
+  if (result.end == exec::ProcessEnd::signaled) throw Error("the doc-bridge query was killed by signal " + std::to_string(result.term_signal));
+  if (result.exit_code != 0) throw Error("the doc-bridge query exited with status " + std::to_string(result.exit_code));
+  std::string handoff;
+  try {
+    handoff = model::compact_json(model::parse_json(result.stdout_data));
+  } catch (const Error&) {
+    throw Error("the doc-bridge query's output is not JSON");
+  }
+  handoff_bytes = handoff.size();
+  request["deterministicDocBridgeInstruction"] = kDocBridgeInstruction;
+  request["deterministicDocBridgeHandoff"] = std::move(handoff);
+  return request;
+}
+
 }  // namespace
+
+const char* const kDocBridgeInstruction =
+    "Use deterministicDocBridgeHandoff as the first evidence source. Follow its startHere and readBeforeEditing paths, "
+    "then use repository tools only to verify gaps or acceptance checks.";
 
 Json run_codex_provider(const std::string& request_text, const AgentRunOptions& options) {
   Json request;
@@ -129,13 +172,10 @@ Json run_codex_provider(const std::string& request_text, const AgentRunOptions& 
     throw Error("the request on stdin is not a doc-bridge.study-provider.v1 request");
 
   const std::string working_directory = std::filesystem::current_path().string();
-  const char* path_variable = std::getenv("PATH");
   exec::ProcessSpec spec;
-  try {
-    spec.program = exec::resolve_command(options.agent_command, working_directory, path_variable ? path_variable : "");
-  } catch (const Error&) {
-    throw Error("the agent command " + options.agent_command + " is not an executable file (nor found in PATH)");
-  }
+  spec.program = resolved(options.agent_command, working_directory, "agent");
+  std::size_t handoff_bytes = 0;
+  if (options.doc_bridge_query) request = with_doc_bridge_handoff(std::move(request), options, working_directory, handoff_bytes);
   const SchemaFile schema;
   spec.args = {"exec", "--json", "--ephemeral", "--ignore-user-config", "--skip-git-repo-check", "--sandbox", "read-only"};
   if (options.model) spec.args.insert(spec.args.end(), {"--model", *options.model});
@@ -153,7 +193,7 @@ Json run_codex_provider(const std::string& request_text, const AgentRunOptions& 
   spec.stdout_sink = [&feed](std::string_view chunk) { feed.chunk(chunk); };
   const std::size_t prompt_bytes = spec.stdin_data.size();
 
-  const exec::ProcessResult process = run_agent(std::move(spec));
+  const exec::ProcessResult process = run_process(std::move(spec));
   feed.finish();
   if (const auto failure = run_failure(process, reader, options)) throw Error(*failure);
 
@@ -178,6 +218,7 @@ Json run_codex_provider(const std::string& request_text, const AgentRunOptions& 
   measurements["observedContextBytes"] = static_cast<double>(prompt_bytes + turn.tool_output_bytes);
   measurements["observedProviderDurationMs"] = static_cast<double>(process.duration.count());
   if (turn.first_tool_event_ms) measurements["timeToFirstToolEventMs"] = std::floor(*turn.first_tool_event_ms);
+  if (options.doc_bridge_query) measurements["observedDocBridgeHandoffBytes"] = static_cast<double>(handoff_bytes);
   return response;
 }
 

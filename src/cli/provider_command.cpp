@@ -1,5 +1,5 @@
-// strata provider codex [--model M] [--agent-command PATH] [--timeout-ms N] [--stream-limit BYTES]
-// [--kill-grace-ms N] [-- extra agent args]
+// strata provider codex [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
+// [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -15,6 +15,7 @@ struct ProviderOptions {
   app::AgentRunOptions run;
   long long timeout_ms = 600000, kill_grace_ms = 5000;
   std::string model;
+  std::vector<std::string> doc_bridge_query;
 };
 
 // The provider contract: exactly one JSON object on stdout and exit 0, or nothing on stdout, one
@@ -23,6 +24,7 @@ int codex_provider(ProviderOptions options) {
   options.run.timeout = std::chrono::milliseconds(options.timeout_ms);
   options.run.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
   if (!options.model.empty()) options.run.model = options.model;
+  if (!options.doc_bridge_query.empty()) options.run.doc_bridge_query = std::make_pair(options.doc_bridge_query[0], options.doc_bridge_query[1]);
   const std::string request(std::istreambuf_iterator<char>(std::cin), {});
   try {
     const model::Json response = app::run_codex_provider(request, options.run);
@@ -49,6 +51,11 @@ void add_provider_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1LL, 24LL * 3600 * 1000));
   codex->add_option("--kill-grace-ms", options->kill_grace_ms, "Between SIGTERM and SIGKILL")->capture_default_str()->check(CLI::Range(0LL, 600000LL));
   codex->add_option("--stream-limit", options->run.stream_limit, "Stop the agent when its event stream passes this many bytes")
+      ->capture_default_str();
+  codex->add_option("--doc-bridge-query", options->doc_bridge_query,
+                    "TYPE ID: the deterministic arm; first runs <query command> query TYPE ID --agent and adds its handoff")
+      ->expected(2);
+  codex->add_option("--query-command", options->run.query_command, "The doc-bridge query command: a path, or a name in PATH")
       ->capture_default_str();
   codex->add_option("agent-args", options->run.extra_args, "After --: more arguments for codex exec (before the prompt)");
   codex->footer(

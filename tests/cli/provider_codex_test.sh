@@ -152,6 +152,31 @@ FAKE_AGENT_HUGE_MB=100 provider huge
 expect_code 0 "100 MB of events, read as they arrive"
 expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r[\"taskOutcome\"] != \"success\" or r[\"toolCalls\"] < 1)' '$WORK/stdout'" \
   "the answer after 100 MB of events"
+# --- the deterministic arm: the doc-bridge query's handoff in the prompt -------------------------------
+cat >"$WORK/bin/ak-docs" <<'SH'
+#!/usr/bin/env bash
+# A fake doc-bridge: records its arguments and working directory, prints a handoff (pretty JSON).
+printf '%s\n' "$@" >"$FAKE_QUERY_RECORD/args"
+pwd >"$FAKE_QUERY_RECORD/cwd"
+case "${FAKE_QUERY:-ok}" in
+  ok) printf '{\n  "startHere": ["src/main.cpp"],\n  "readBeforeEditing": ["docs/ARCHITECTURE.md"]\n}\n' ;;
+  fail) echo "no such target" >&2; exit 4 ;;
+  text) echo "startHere: src/main.cpp" ;;
+esac
+SH
+chmod +x "$WORK/bin/ak-docs"
+mkdir -p "$WORK/query"
+export FAKE_QUERY_RECORD=$WORK/query
+provider normal --doc-bridge-query entrypoint consumer-01
+expect_code 0 "the deterministic arm"
+expect_true "[ \"\$(cat '$WORK/query/args' | tr '\n' ' ')\" = 'query entrypoint consumer-01 --agent ' ]" "ak-docs query TYPE ID --agent"
+expect_true "[ \"\$(cat '$WORK/query/cwd')\" = '$WORK/repo' ]" "the query runs in the repository"
+expect_true "python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); r=json.load(open(sys.argv[2])); h=p[\"deterministicDocBridgeHandoff\"]; sys.exit(not (h == json.dumps({\"startHere\": [\"src/main.cpp\"], \"readBeforeEditing\": [\"docs/ARCHITECTURE.md\"]}, separators=(\",\", \":\")) and p[\"deterministicDocBridgeInstruction\"].startswith(\"Use deterministicDocBridgeHandoff as the first evidence source\") and r[\"measurements\"][\"observedDocBridgeHandoffBytes\"] == len(h.encode()) and r[\"measurements\"][\"observedProviderInputBytes\"] == len(open(sys.argv[1], \"rb\").read())))' '$WORK/record/prompt.txt' '$WORK/stdout'" \
+  "the prompt carries the instruction and the compact handoff; its bytes are in the telemetry"
+FAKE_QUERY=fail refused normal "the doc-bridge query exited with status 4" --doc-bridge-query entrypoint consumer-01
+FAKE_QUERY=text refused normal "the doc-bridge query's output is not JSON" --doc-bridge-query entrypoint consumer-01
+refused normal "the doc-bridge query command $WORK/none is not an executable file" --doc-bridge-query entrypoint consumer-01 --query-command "$WORK/none"
+
 EXAMPLES=$(realpath "$(dirname "$0")/../../examples/agents")
 run verify "$EXAMPLES/codex-provider-config.json"
 expect_code 0 "the sealed example provider config verifies"

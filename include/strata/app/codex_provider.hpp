@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,17 @@ struct AgentRunOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};  // SIGTERM -> SIGKILL of the agent's group
   std::size_t stream_limit = std::size_t{1} << 30;  // bytes of event stream read at most
+  // The deterministic doc-bridge arm: before the agent, `query_command query TYPE ID --agent`
+  // runs in the repository (bounded the same way, its stdout at most 1 MiB of JSON), and the
+  // request gains deterministicDocBridgeInstruction and deterministicDocBridgeHandoff (the
+  // query's JSON, compact, as a string).
+  std::optional<std::pair<std::string, std::string>> doc_bridge_query;  // (TYPE, ID)
+  std::string query_command = "ak-docs";
 };
+
+// The instruction that goes with the handoff: the reference adapter's text (study-v1 §3.12), so
+// the deterministic arm's prompt is the same as in studies run with the reference.
+extern const char* const kDocBridgeInstruction;
 
 // The provider response for `request_text` (the JSON request as read from stdin). Throws
 // strata::Error with one line saying what failed (the agent missing, its exit, a failed turn,
