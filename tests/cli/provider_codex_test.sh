@@ -153,18 +153,7 @@ expect_code 0 "100 MB of events, read as they arrive"
 expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r[\"taskOutcome\"] != \"success\" or r[\"toolCalls\"] < 1)' '$WORK/stdout'" \
   "the answer after 100 MB of events"
 # --- the deterministic arm: the doc-bridge query's handoff in the prompt -------------------------------
-cat >"$WORK/bin/ak-docs" <<'SH'
-#!/usr/bin/env bash
-# A fake doc-bridge: records its arguments and working directory, prints a handoff (pretty JSON).
-printf '%s\n' "$@" >"$FAKE_QUERY_RECORD/args"
-pwd >"$FAKE_QUERY_RECORD/cwd"
-case "${FAKE_QUERY:-ok}" in
-  ok) printf '{\n  "startHere": ["src/main.cpp"],\n  "readBeforeEditing": ["docs/ARCHITECTURE.md"]\n}\n' ;;
-  fail) echo "no such target" >&2; exit 4 ;;
-  text) echo "startHere: src/main.cpp" ;;
-esac
-SH
-chmod +x "$WORK/bin/ak-docs"
+ln -s "$(realpath "$(dirname "$0")/../support/fake_ak_docs.sh")" "$WORK/bin/ak-docs"
 mkdir -p "$WORK/query"
 export FAKE_QUERY_RECORD=$WORK/query
 provider normal --doc-bridge-query entrypoint consumer-01
