@@ -37,25 +37,44 @@ class LineFeed {
   void chunk(std::string_view bytes) {
     std::size_t begin = 0;
     for (std::size_t end = bytes.find('\n'); end != std::string_view::npos; end = bytes.find('\n', begin)) {
-      partial_.append(bytes.substr(begin, end - begin));
-      reader_.add_line(partial_, elapsed_ms());
-      partial_.clear();
+      append(bytes.substr(begin, end - begin));
+      end_line();
       begin = end + 1;
     }
-    partial_.append(bytes.substr(begin));
+    append(bytes.substr(begin));
   }
 
   void finish() {
-    if (!partial_.empty()) reader_.add_line(partial_, elapsed_ms());
-    partial_.clear();
+    if (!partial_.empty() || overlong_ > 0) end_line();
   }
 
  private:
+  // No event comes near this (codex caps a command's output at 1 MiB); a longer line is a
+  // defect, and its bytes are counted, not held.
+  static constexpr std::size_t kMaxLine = std::size_t{16} << 20;
+
+  void append(std::string_view bytes) {
+    if (overlong_ > 0 || partial_.size() + bytes.size() > kMaxLine) {
+      overlong_ += partial_.size() + bytes.size();
+      partial_.clear();
+      return;
+    }
+    partial_.append(bytes);
+  }
+
+  void end_line() {
+    if (overlong_ > 0) reader_.add_overlong_line(overlong_);
+    else reader_.add_line(partial_, elapsed_ms());
+    partial_.clear();
+    overlong_ = 0;
+  }
+
   double elapsed_ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
 
   model::CodexStreamReader& reader_;
   Clock::time_point started_;
   std::string partial_;
+  std::size_t overlong_ = 0;  // bytes of the current line, once it is too long to keep
 };
 
 // The output schema, in a file of its own for --output-schema, removed when the run ends.

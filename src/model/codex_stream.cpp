@@ -80,6 +80,12 @@ void CodexStreamReader::add_line(std::string_view line, double at_ms) {
   }
 }
 
+void CodexStreamReader::add_overlong_line(std::size_t bytes) {
+  ++turn_.lines;
+  turn_.stream_bytes += bytes;
+  if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is longer than Strata reads";
+}
+
 std::optional<std::string> CodexStreamReader::failure() const {
   if (defect_) return defect_;
   if (!turn_.turn_completed)

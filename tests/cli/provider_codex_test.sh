@@ -172,6 +172,9 @@ expect_code 0 "the sealed example provider config verifies"
 run seal provider-config "$EXAMPLES/codex-provider-config.payload.json"
 expect_true "python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1]) != json.load(open(sys.argv[2])))' \"\$OUT\" '$EXAMPLES/codex-provider-config.json'" \
   "the sealed example is its payload sealed"
+printf '#!/usr/bin/env bash\ncat >/dev/null\nhead -c 20000000 /dev/zero | tr "\\\\0" x\necho\n' >"$WORK/one-long-line"
+chmod +x "$WORK/one-long-line"
+refused normal "line 1 of the event stream is longer than Strata reads" --agent-command "$WORK/one-long-line"
 FAKE_AGENT_HUGE_MB=20 refused huge "the agent's event stream passed 10000000 bytes and the agent was stopped" --stream-limit 10000000
 
 finish

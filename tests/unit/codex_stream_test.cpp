@@ -112,6 +112,14 @@ TEST_CASE("each way a stream fails is named, without quoting the stream", "[code
     lines.erase(lines.begin() + 8);
     CHECK(*read(lines).failure() == "the turn completed without a final message");
   }
+  SECTION("a line too long to keep") {
+    CodexStreamReader reader;
+    reader.add_line(normal_stream()[0], 1);
+    reader.add_overlong_line(std::size_t{20} << 20);
+    for (std::size_t i = 1; i < normal_stream().size(); ++i) reader.add_line(normal_stream()[i], 2);
+    CHECK(*reader.failure() == "line 2 of the event stream is longer than Strata reads");
+    CHECK(reader.turn().stream_bytes > (std::size_t{20} << 20));
+  }
   SECTION("an empty stream") {
     CHECK(*read({}).failure() == "the event stream ended before turn.completed");
   }

@@ -28,6 +28,8 @@ class CodexStreamReader {
  public:
   // One line of stdout (without its newline), `at_ms` after the agent started.
   void add_line(std::string_view line, double at_ms);
+  // A line longer than the caller keeps (its bytes are not held): a defect of the stream.
+  void add_overlong_line(std::size_t bytes);
 
   // The summary so far.
   const CodexTurn& turn() const { return turn_; }
