@@ -5,7 +5,6 @@
 
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,9 +66,6 @@ model::Json load_artifact(model::ArtifactKind kind, const std::string& path);
 // A verified ledger, read an observation at a time when it can be (store::LedgerSource); loaded
 // whole otherwise (a pipe, an unusual member order), which also reports the exact problem.
 std::unique_ptr<store::LedgerSource> open_ledger(const std::string& path);
-
-// An option's text, nullopt when it was not given (empty).
-std::optional<std::string> given(const std::string& text);
 
 // A JSON number as ECMAScript prints it.
 std::string number_text(const model::Json& value);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "selection_flags.hpp"
 #include "strata/app/study_metrics.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
@@ -16,8 +17,8 @@ using model::Json;
 using model::str;
 
 struct MetricsOptions {
-  std::string ledger, protocol, baseline_round, current_round, baseline_run_id, current_run_id;
-  std::vector<std::string> run_ids;
+  std::string ledger, protocol;
+  SelectionFlags selection;
   bool allow_regressions = false;
   OutputFormat format;
 };
@@ -110,13 +111,7 @@ std::vector<std::string> report_lines(const Json& report) {
 }
 
 int metrics(const MetricsOptions& options) {
-  app::MetricsRequest request;
-  request.ledger_path = options.ledger;
-  request.run_ids = options.run_ids;
-  request.baseline_round = given(options.baseline_round);
-  request.current_round = given(options.current_round);
-  request.baseline_run_id = given(options.baseline_run_id);
-  request.current_run_id = given(options.current_run_id);
+  app::MetricsRequest request = metrics_request(options.ledger, options.selection);
   if (!options.protocol.empty())
     request.targets = load_artifact(model::ArtifactKind::protocol, options.protocol)["stopping"]["targets"];
   const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
@@ -136,12 +131,8 @@ void add_metrics_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<MetricsOptions>();
   auto* sub = app.add_subcommand("metrics", "Per-arm results of a ledger, and a baseline compared with a current round or run");
   sub->add_option("ledger", options->ledger, "The observation ledger (verified first)")->required();
-  sub->add_option("--run-id", options->run_ids, "Only observations of this run (repeat for several)");
   sub->add_option("--protocol", options->protocol, "Study protocol whose stopping.targets the comparison evaluates");
-  sub->add_option("--baseline-round", options->baseline_round, "Compare this round ...");
-  sub->add_option("--current-round", options->current_round, "... with this one");
-  sub->add_option("--baseline-run-id", options->baseline_run_id, "Compare this run ...");
-  sub->add_option("--current-run-id", options->current_run_id, "... with this one");
+  add_selection_flags(*sub, options->selection);
   sub->add_flag("--allow-regressions", options->allow_regressions, "Exit 0 even when a target regressed");
   add_format_flags(*sub, options->format);
   sub->footer(

@@ -96,10 +96,6 @@ std::unique_ptr<store::LedgerSource> open_ledger(const std::string& path) {
   return ledger;
 }
 
-std::optional<std::string> given(const std::string& text) {
-  return text.empty() ? std::nullopt : std::optional<std::string>(text);
-}
-
 std::string number_text(const model::Json& value) { return model::ecmascript_number(value.get<double>()); }
 
 }  // namespace strata::cli

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "selection_flags.hpp"
 #include "strata/app/study_report.hpp"
 #include "strata/error.hpp"
 #include "strata/report/report_parts.hpp"
@@ -16,8 +17,8 @@ namespace {
 using model::Json;
 
 struct StudyReportOptions {
-  std::string ledger, output, format = "html", suite, protocol, baseline_round, current_round, baseline_run_id, current_run_id;
-  std::vector<std::string> run_ids;
+  std::string ledger, output, format = "html", suite, protocol;
+  SelectionFlags selection;
   bool allow_missing_arms = false;
   OutputFormat print;
 };
@@ -43,12 +44,7 @@ std::vector<std::string> write_report(const StudyReportOptions& options, const J
 
 int report_command(const StudyReportOptions& options) {
   app::ReportRequest request;
-  request.metrics.ledger_path = options.ledger;
-  request.metrics.run_ids = options.run_ids;
-  request.metrics.baseline_round = given(options.baseline_round);
-  request.metrics.current_round = given(options.current_round);
-  request.metrics.baseline_run_id = given(options.baseline_run_id);
-  request.metrics.current_run_id = given(options.current_run_id);
+  request.metrics = metrics_request(options.ledger, options.selection);
   if (!options.suite.empty()) {
     request.suite = load_artifact(model::ArtifactKind::task_suite, options.suite);
     request.suite_path = options.suite;
@@ -90,11 +86,7 @@ void add_report_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"html", "md"}));
   sub->add_option("--suite", options->suite, "The task suite: its title and hash in the header (checked against the runs' record and tasks)");
   sub->add_option("--protocol", options->protocol, "Study protocol: its hash in the header, its stopping.targets for a comparison");
-  sub->add_option("--run-id", options->run_ids, "Only observations of this run (repeat for several)");
-  sub->add_option("--baseline-round", options->baseline_round, "Compare this round ...");
-  sub->add_option("--current-round", options->current_round, "... with this one (the targets table)");
-  sub->add_option("--baseline-run-id", options->baseline_run_id, "Compare this run ...");
-  sub->add_option("--current-run-id", options->current_run_id, "... with this one");
+  add_selection_flags(*sub, options->selection);
   sub->add_flag("--allow-missing-arms", options->allow_missing_arms, "Report even when an arm has no observation (listed as such)");
   add_format_flags(*sub, options->print);
   sub->footer(

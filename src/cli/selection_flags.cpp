@@ -1,0 +1,33 @@
+#include "selection_flags.hpp"
+
+#include <optional>
+
+namespace strata::cli {
+namespace {
+
+std::optional<std::string> given(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+}  // namespace
+
+void add_selection_flags(CLI::App& command, SelectionFlags& flags) {
+  command.add_option("--run-id", flags.run_ids, "Only observations of this run (repeat for several)");
+  command.add_option("--baseline-round", flags.baseline_round, "Compare this round ...");
+  command.add_option("--current-round", flags.current_round, "... with this one");
+  command.add_option("--baseline-run-id", flags.baseline_run_id, "Compare this run ...");
+  command.add_option("--current-run-id", flags.current_run_id, "... with this one");
+}
+
+app::MetricsRequest metrics_request(const std::string& ledger_path, const SelectionFlags& flags) {
+  app::MetricsRequest request;
+  request.ledger_path = ledger_path;
+  request.run_ids = flags.run_ids;
+  request.baseline_round = given(flags.baseline_round);
+  request.current_round = given(flags.current_round);
+  request.baseline_run_id = given(flags.baseline_run_id);
+  request.current_run_id = given(flags.current_run_id);
+  return request;
+}
+
+}  // namespace strata::cli
