@@ -28,7 +28,7 @@ struct Gathered {
   std::map<std::tuple<std::string, std::string, std::string>, double> adjudicators;  // (actor, method, config hash)
   std::map<std::string, std::string> task_category;
   std::map<std::string, std::map<Arm, CellCounts>> by_task, by_category;
-  std::set<std::string> models, scenarios, tasks;
+  std::set<std::string> models, scenarios;
   std::set<Arm> arms;
   double decided = 0;
 
@@ -42,7 +42,6 @@ struct Gathered {
       const std::string config = adjudication.contains("configurationHash") ? str(adjudication["configurationHash"]) : "";
       adjudicators[{str(adjudication["actor"]), str(adjudication["method"]), config}] += 1;
     }
-    tasks.insert(task_id);
     task_category.emplace(task_id, str(task["category"]));
     const std::string result = model::adjudicated_result(o);
     for (auto* cells : {&by_task[task_id][arm], &by_category[str(task["category"])][arm]}) {
@@ -95,7 +94,7 @@ void check_suite(const ReportRequest& request, const Json& runs, const Gathered&
   }
   std::set<std::string> suite_tasks;
   for (const auto& task : (*request.suite)["tasks"]) suite_tasks.insert(str(task["id"]));
-  for (const auto& task_id : gathered.tasks)
+  for (const auto& [task_id, cells] : gathered.by_task)
     if (suite_tasks.count(task_id) == 0)
       throw Error("Task suite " + request.suite_path + " has no task " + task_id + ", which the ledger observed.");
 }

@@ -96,22 +96,21 @@ void ArmMetrics::add(const Json& o) {
     if (const auto rate = number_at(o, "measurements", measurement.c_str())) rate_measurements_[metric_id].add(*rate);
 }
 
+double ArmMetrics::count_of(const char* result) const {
+  const auto it = result_.find(result);
+  return it == result_.end() ? 0 : it->second;
+}
+
 std::optional<double> ArmMetrics::success_rate() const {
-  const auto pending = result_.find("pending");
-  const double decided = static_cast<double>(executions_) - (pending == result_.end() ? 0 : pending->second);
+  const double decided = static_cast<double>(executions_) - count_of("pending");
   if (decided <= 0) return std::nullopt;
-  const auto success = result_.find("success");
-  return (success == result_.end() ? 0 : success->second) / decided;
+  return count_of("success") / decided;
 }
 
 Json ArmMetrics::success_interval() const {
-  const auto count = [this](const char* result) {
-    const auto it = result_.find(result);
-    return it == result_.end() ? std::size_t{0} : static_cast<std::size_t>(it->second);
-  };
-  const std::size_t decided = executions_ - count("pending");
+  const std::size_t decided = executions_ - static_cast<std::size_t>(count_of("pending"));
   if (decided == 0) return nullptr;
-  const Interval interval = wilson_interval(count("success"), decided);
+  const Interval interval = wilson_interval(static_cast<std::size_t>(count_of("success")), decided);
   return Json::array({interval.low, interval.high});
 }
 

@@ -31,7 +31,7 @@ Plot success_plot(const Json& arms) {
     const Json& rate = arm["successRate"];
     const Json& interval = arm["successInterval"];
     const std::string successes = decimal(arm["result"].value("success", Json(0.0)), 0);
-    const std::string range = interval.is_null() ? "–" : percent(interval[0].get<double>()) + " – " + percent(interval[1].get<double>());
+    const std::string range = percent_interval(interval);
     plot.numbers.rows.push_back({arm_label(arm), decimal(arm["executions"], 0), decimal(decided_of(arm), 0), successes,
                                  rate.is_null() ? "– (all pending)" : percent(rate.get<double>()), range});
     plot.alt += " " + arm_label(arm) + ": " +
@@ -57,8 +57,7 @@ Plot success_plot(const Json& arms) {
     }
     const Json& interval = arm["successInterval"];
     const std::string& colour = category_colour(colours.at(model::str(arm["scenarioId"])));
-    canvas.begin_group(arm_label(arm) + ": " + percent(rate.get<double>()) + ", 95% interval " +
-                       percent(interval[0].get<double>()) + " – " + percent(interval[1].get<double>()));
+    canvas.begin_group(arm_label(arm) + ": " + percent(rate.get<double>()) + ", 95% interval " + percent_interval(interval));
     const double low = x(interval[0].get<double>()), high = x(interval[1].get<double>());
     canvas.line(low, y, high, y, colour, 2);
     canvas.line(low, y - 6, low, y + 6, colour, 2);

@@ -2,6 +2,8 @@
 // success rate (with the Wilson interval), the numbers keyed in a legend beside the plot, so
 // labels never overlap the points.
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "plot_layout.hpp"
 #include "plots.hpp"
@@ -20,6 +22,7 @@ Plot cost_plot(const Json& arms) {
              "95% Wilson interval).";
   double most = 0;
   std::size_t priced = 0;
+  std::vector<std::optional<double>> means;  // per arm: mean cost per priced execution
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const Json& arm = arms[i];
     const Json& cost = arm["costUsd"];
@@ -27,11 +30,12 @@ Plot cost_plot(const Json& arms) {
     const Json& interval = arm["successInterval"];
     const bool has_cost = !cost.is_null();
     const double mean = has_cost ? cost["total"].get<double>() / cost["reported"].get<double>() : 0;
+    means.push_back(has_cost ? std::optional<double>(mean) : std::nullopt);
     if (has_cost) most = std::max(most, mean), ++priced;
     plot.numbers.rows.push_back(
         {std::to_string(i + 1), arm_label(arm), has_cost ? decimal(cost["reported"], 0) : "0", has_cost ? decimal(mean, 6) : "not priced",
          has_cost ? decimal(cost["total"], 6) : "not priced", rate.is_null() ? "– (all pending)" : percent(rate.get<double>()),
-         interval.is_null() ? "–" : percent(interval[0].get<double>()) + " – " + percent(interval[1].get<double>())});
+         percent_interval(interval)});
     plot.alt += " " + arm_label(arm) + ": " + (has_cost ? "$" + decimal(mean, 6) + " per execution" : std::string("not priced")) +
                 ", " + (rate.is_null() ? std::string("all pending") : percent(rate.get<double>()) + " success") + ".";
   }
@@ -63,8 +67,8 @@ Plot cost_plot(const Json& arms) {
     const double legend_y = kTop + 8 + 18 * static_cast<double>(i);
     canvas.circle(kLeft + kWidth + kGap, legend_y - 4, 5, colour);
     canvas.text(kLeft + kWidth + kGap + 10, legend_y, legend[i]);
-    if (arm["costUsd"].is_null() || arm["successRate"].is_null()) continue;
-    const double px = x(arm["costUsd"]["total"].get<double>() / arm["costUsd"]["reported"].get<double>());
+    if (!means[i] || arm["successRate"].is_null()) continue;
+    const double px = x(*means[i]);
     const double py = y(arm["successRate"].get<double>());
     const Json& interval = arm["successInterval"];
     canvas.begin_group(plot.numbers.rows[i][1] + ": " + plot.numbers.rows[i][3] + " USD per execution, " + plot.numbers.rows[i][5] +

@@ -109,10 +109,10 @@ Plot forest_plot(const Json& paired) {
     const Json& t = pair["totalTokens"];
     plot.numbers.rows.push_back(
         {labels.back(), decimal(pair["pairs"], 0), s.is_null() ? "– (no decided pairs)" : signed_points(s["difference"]),
-         s.is_null() ? "–" : decimal(s["interval"][0].get<double>() * 100, 1) + " to " + decimal(s["interval"][1].get<double>() * 100, 1),
+         s.is_null() ? "–" : interval_text(s["interval"], 1, 100),
          s.is_null() || s["mcnemarP"].is_null() ? "– (no discordant pairs)" : decimal(s["mcnemarP"], 4),
          t.is_null() ? "–" : decimal(t["medianDifference"], 1),
-         t.is_null() || t["interval"].is_null() ? "–" : decimal(t["interval"][0], 1) + " to " + decimal(t["interval"][1], 1),
+         t.is_null() ? "–" : interval_text(t["interval"], 1),
          tokens.back() ? (tokens.back()->estimate > 0 ? "+" : "") + decimal(tokens.back()->estimate * 100, 1) + "%" : "–",
          t.is_null() ? "–" : t["wilcoxon"].is_null() ? "– (" + str(t["note"]) + ")" : decimal(t["wilcoxon"]["p"], 4)});
     plot.alt += " " + labels.back() + ": success " +

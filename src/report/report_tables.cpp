@@ -78,9 +78,7 @@ Table arms_table(const Json& arms) {
     const Json& interval = arm["successInterval"];
     table.rows.push_back(
         {arm_label(arm), decimal(arm["executions"], 0), counts_text(arm["status"]), counts_text(arm["result"]),
-         rate.is_null() ? "– (all pending)"
-                        : percent(rate.get<double>()) + " (" + percent(interval[0].get<double>()) + " – " +
-                              percent(interval[1].get<double>()) + ")",
+         rate.is_null() ? "– (all pending)" : percent(rate.get<double>()) + " (" + percent_interval(interval) + ")",
          with_p90(arm["totalTokens"], 1), arm["costUsd"].is_null() ? "not priced" : decimal(arm["costUsd"]["total"], 6),
          with_p90(arm["durationMs"], 0),
          arm["evidence"]["coverage"].is_null() ? "–" : percent(arm["evidence"]["coverage"].get<double>()),
@@ -88,11 +86,6 @@ Table arms_table(const Json& arms) {
          counts_text(arm["errorCodes"])});
   }
   return table;
-}
-
-std::string interval_text(const Json& interval, int decimals, double scale = 1) {
-  if (interval.is_null()) return "–";
-  return decimal(interval[0].get<double>() * scale, decimals) + " to " + decimal(interval[1].get<double>() * scale, decimals);
 }
 
 Table paired_table(const Json& paired) {
@@ -159,6 +152,16 @@ std::string decimal(double value, int decimals) {
 std::string decimal(const Json& value, int decimals) { return value.is_null() ? "–" : decimal(value.get<double>(), decimals); }
 
 std::string percent(double fraction, int decimals) { return decimal(fraction * 100, decimals) + "%"; }
+
+std::string percent_interval(const Json& interval) {
+  if (interval.is_null()) return "–";
+  return percent(interval[0].get<double>()) + " – " + percent(interval[1].get<double>());
+}
+
+std::string interval_text(const Json& interval, int decimals, double scale) {
+  if (interval.is_null()) return "–";
+  return decimal(interval[0].get<double>() * scale, decimals) + " to " + decimal(interval[1].get<double>() * scale, decimals);
+}
 
 std::string report_title(const Json& data) {
   const Json& suite = data["header"]["suite"];

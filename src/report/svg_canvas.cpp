@@ -5,18 +5,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "strata/report/report_parts.hpp"
+
 namespace strata::report {
 namespace {
 
 // Coordinates with two decimals at most: exact enough on screen and in print, and short.
-std::string coordinate(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  std::string out = text;
-  while (out.back() == '0') out.pop_back();
-  if (out.back() == '.') out.pop_back();
-  return out == "-0" ? "0" : out;
-}
+std::string coordinate(double value) { return decimal(value, 2); }
 
 }  // namespace
 

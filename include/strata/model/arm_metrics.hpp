@@ -42,6 +42,8 @@ class ArmMetrics {
   Json to_json() const;
 
  private:
+  double count_of(const char* result) const;  // executions whose adjudicated result is `result`
+
   std::size_t executions_ = 0, with_evidence_ = 0, evidence_ids_ = 0;
   std::map<std::string, double> status_, task_outcome_, result_, result_source_, error_codes_;
   Distribution input_tokens_, cached_input_tokens_, output_tokens_, total_tokens_, cost_usd_, duration_ms_;

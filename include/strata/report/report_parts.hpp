@@ -47,6 +47,10 @@ std::vector<std::string> method_notes(const model::Json& data);
 std::string decimal(const model::Json& value, int decimals);
 std::string decimal(double value, int decimals);
 std::string percent(double fraction, int decimals = 1);  // 0.253 -> "25.3%"
+// A [low, high] interval: of fractions as "4.6% – 69.9%", or of values (times `scale`) as
+// "-1.5 to 2"; "–" for null.
+std::string percent_interval(const model::Json& interval);
+std::string interval_text(const model::Json& interval, int decimals, double scale = 1);
 
 // The whole report: one self-contained HTML document (no script, no external resource).
 std::string html_report(const model::Json& data);
