@@ -1,71 +1,124 @@
-// strata provider codex [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
-// [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
+// strata provider codex|claude [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
+//   [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
+// strata provider judge codex|claude [the same, without the doc-bridge query]
 #include <iostream>
 #include <iterator>
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/codex_provider.hpp"
+#include "strata/app/agent_provider.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {
 namespace {
 
-struct ProviderOptions {
+using app::AgentCli;
+
+struct AdapterOptions {
   app::AgentRunOptions run;
   long long timeout_ms = 600000, kill_grace_ms = 5000;
-  std::string model;
-  std::vector<std::string> doc_bridge_query;
+  std::vector<std::string> doc_bridge_query;  // TYPE ID
+  std::string query_command = "ak-docs";
 };
 
-// The provider contract: exactly one JSON object on stdout and exit 0, or nothing on stdout, one
-// line on stderr and exit 1; Strata then records the failure by its own rules.
-int codex_provider(ProviderOptions options) {
-  options.run.timeout = std::chrono::milliseconds(options.timeout_ms);
-  options.run.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
-  if (!options.model.empty()) options.run.model = options.model;
-  if (!options.doc_bridge_query.empty()) options.run.doc_bridge_query = std::make_pair(options.doc_bridge_query[0], options.doc_bridge_query[1]);
+// The provider (and adjudicator) contract: exactly one JSON object on stdout and exit 0, or
+// nothing on stdout, one line on stderr and exit 1; Strata then records the failure by its own
+// rules.
+int answer(const std::string& name, const std::function<model::Json(const std::string&)>& respond) {
   const std::string request(std::istreambuf_iterator<char>(std::cin), {});
   try {
-    const model::Json response = app::run_codex_provider(request, options.run);
-    print_json(response);
+    print_json(respond(request));
     return 0;
   } catch (const Error& e) {
-    std::cerr << "strata provider codex: " << e.what() << "\n";
+    std::cerr << "strata " << name << ": " << e.what() << "\n";
     return 1;
   }
+}
+
+app::AgentRunOptions run_options(const AdapterOptions& options) {
+  app::AgentRunOptions run = options.run;
+  run.timeout = std::chrono::milliseconds(options.timeout_ms);
+  run.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
+  return run;
+}
+
+int provider(AgentCli cli, const AdapterOptions& options) {
+  std::optional<app::DocBridgeQuery> query;
+  if (!options.doc_bridge_query.empty())
+    query = app::DocBridgeQuery{options.doc_bridge_query[0], options.doc_bridge_query[1], options.query_command};
+  return answer(std::string("provider ") + app::agent_cli_name(cli),
+                [&](const std::string& request) { return app::run_agent_provider(cli, request, run_options(options), query); });
+}
+
+int judge(AgentCli cli, const AdapterOptions& options) {
+  return answer(std::string("provider judge ") + app::agent_cli_name(cli),
+                [&](const std::string& request) { return app::run_agent_adjudicator(cli, request, run_options(options)); });
+}
+
+// The options every adapter takes: which agent, how it is bounded, and arguments to pass on.
+void add_agent_options(CLI::App* command, AdapterOptions& options, AgentCli cli) {
+  const std::string name = app::agent_cli_name(cli);
+  command->add_option("--model", options.run.model, "The model the agent uses (" + name + " --model)");
+  command->add_option("--agent-command", options.run.agent_command, "The " + name + " executable: a path, or a name in PATH (default " + name + ")");
+  command->add_option("--timeout-ms", options.timeout_ms, "Stop the agent (SIGTERM to its group, then SIGKILL) after this long")
+      ->capture_default_str()
+      ->check(CLI::Range(1LL, 24LL * 3600 * 1000));
+  command->add_option("--kill-grace-ms", options.kill_grace_ms, "Between SIGTERM and SIGKILL")->capture_default_str()->check(CLI::Range(0LL, 600000LL));
+  command->add_option("--stream-limit", options.run.stream_limit, "Stop the agent when its event stream passes this many bytes")
+      ->capture_default_str();
+  command->add_option("agent-args", options.run.extra_args, "After --: more arguments for the agent, after Strata's own");
+}
+
+const char* invocation(AgentCli cli) {
+  return cli == AgentCli::codex
+             ? "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only\n"
+               "[--model M] --output-schema <schema file> [agent args] -"
+             : "Runs claude -p --output-format stream-json --verbose --no-session-persistence --permission-mode dontAsk\n"
+               "--disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]";
+}
+
+void add_provider_flavour(CLI::App* provider_command, Action& action, AgentCli cli, const char* description) {
+  auto options = std::make_shared<AdapterOptions>();
+  auto* command = provider_command->add_subcommand(app::agent_cli_name(cli), description);
+  add_agent_options(command, *options, cli);
+  command->add_option("--doc-bridge-query", options->doc_bridge_query,
+                      "TYPE ID: the deterministic arm; first runs <query command> query TYPE ID --agent and adds its handoff")
+      ->expected(2);
+  command->add_option("--query-command", options->query_command, "The doc-bridge query command: a path, or a name in PATH")
+      ->capture_default_str();
+  command->footer(std::string("Use it in a provider config as \"command\": \"strata\", \"args\": [\"provider\", \"") + app::agent_cli_name(cli) +
+                  "\", \"--model\", \"...\"].\n" + invocation(cli) +
+                  "\nin the working directory Strata gives the provider, without a shell, the request on stdin as the prompt.\n"
+                  "Prints the model's answer as provider response fields, with the usage (tokenMethod provider), the completed\n"
+                  "tool calls and byte/time telemetry (docs/PROVIDERS.md).\n"
+                  "Exit 0; 1 when the agent or its answer failed (one line on stderr, nothing on stdout).");
+  command->callback([options, cli, &action] { action = [options, cli] { return provider(cli, *options); }; });
+}
+
+void add_judge_flavour(CLI::App* judge_command, Action& action, AgentCli cli) {
+  auto options = std::make_shared<AdapterOptions>();
+  auto* command = judge_command->add_subcommand(app::agent_cli_name(cli), std::string("The independent adjudicator on ") + app::agent_cli_name(cli));
+  add_agent_options(command, *options, cli);
+  command->footer(std::string("Use it as the provider config's adjudicator: \"command\": \"strata\", \"args\": [\"provider\", \"judge\", \"") +
+                  app::agent_cli_name(cli) + "\", \"--model\", \"...\"].\n" + invocation(cli) +
+                  "\nin the current directory, the adjudicator request (study-v1 §4.2) on stdin as the prompt, the answer\n"
+                  "constrained to {outcome, confidence, reasonCodes}. Prints the adjudicator output (§4.3) with the agent's\n"
+                  "token counts (tokenMethod provider) and cachedInputTokens (docs/PROVIDERS.md).\n"
+                  "Exit 0; 1 when the agent or its answer failed (Strata records the judgement as pending).");
+  command->callback([options, cli, &action] { action = [options, cli] { return judge(cli, *options); }; });
 }
 
 }  // namespace
 
 void add_provider_command(CLI::App& app, Action& action) {
-  auto* provider = app.add_subcommand("provider", "Run a coding agent as a Strata provider (one request on stdin, one response on stdout)");
-  provider->require_subcommand(1);
-  auto options = std::make_shared<ProviderOptions>();
-  auto* codex = provider->add_subcommand("codex", "The OpenAI Codex CLI (codex exec --json), read-only and ephemeral");
-  codex->add_option("--model", options->model, "The model the agent uses (codex --model)");
-  codex->add_option("--agent-command", options->run.agent_command, "The codex executable: a path, or a name in PATH")
-      ->capture_default_str();
-  codex->add_option("--timeout-ms", options->timeout_ms, "Stop the agent (SIGTERM to its group, then SIGKILL) after this long")
-      ->capture_default_str()
-      ->check(CLI::Range(1LL, 24LL * 3600 * 1000));
-  codex->add_option("--kill-grace-ms", options->kill_grace_ms, "Between SIGTERM and SIGKILL")->capture_default_str()->check(CLI::Range(0LL, 600000LL));
-  codex->add_option("--stream-limit", options->run.stream_limit, "Stop the agent when its event stream passes this many bytes")
-      ->capture_default_str();
-  codex->add_option("--doc-bridge-query", options->doc_bridge_query,
-                    "TYPE ID: the deterministic arm; first runs <query command> query TYPE ID --agent and adds its handoff")
-      ->expected(2);
-  codex->add_option("--query-command", options->run.query_command, "The doc-bridge query command: a path, or a name in PATH")
-      ->capture_default_str();
-  codex->add_option("agent-args", options->run.extra_args, "After --: more arguments for codex exec (before the prompt)");
-  codex->footer(
-      "Use it in a provider config as \"command\": \"strata\", \"args\": [\"provider\", \"codex\", \"--model\", \"...\"].\n"
-      "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only\n"
-      "--output-schema <the provider output schema> - in the working directory Strata gives the provider, without\n"
-      "a shell, the request on stdin as the prompt. Prints the model's answer as provider response fields, with the\n"
-      "usage (tokenMethod provider), the completed tool calls and byte/time telemetry (docs/PROVIDERS.md).\n"
-      "Exit 0; 1 when the agent or its answer failed (one line on stderr, nothing on stdout).");
-  codex->callback([options, &action] { action = [options] { return codex_provider(*options); }; });
+  auto* provider_command = app.add_subcommand("provider", "Run a coding agent as a Strata provider or adjudicator (one request on stdin, one response on stdout)");
+  provider_command->require_subcommand(1);
+  add_provider_flavour(provider_command, action, AgentCli::codex, "The OpenAI Codex CLI (codex exec --json), read-only and ephemeral");
+  add_provider_flavour(provider_command, action, AgentCli::claude, "Claude Code in print mode (claude -p --output-format stream-json), read-only");
+  auto* judge_command = provider_command->add_subcommand("judge", "A coding agent as the independent adjudicator (study-v1 §4.2-4.3)");
+  judge_command->require_subcommand(1);
+  add_judge_flavour(judge_command, action, AgentCli::codex);
+  add_judge_flavour(judge_command, action, AgentCli::claude);
 }
 
 }  // namespace strata::cli

@@ -17,10 +17,6 @@ const Json& enums() {
   return all;
 }
 
-[[noreturn]] void wrong(const std::string& member, const std::string& why) {
-  throw Error("the agent's answer does not match the output schema: " + member + " " + why);
-}
-
 bool is_count(const Json& value) {
   return value.is_number() && value.get<double>() >= 0 && std::floor(value.get<double>()) == value.get<double>() &&
          value.get<double>() <= 9007199254740991.0;
@@ -71,7 +67,11 @@ std::string normalised_evidence_id(const std::string& id) {
   return text;
 }
 
-Json provider_fields_from_answer(std::string_view answer) {
+void answer_mismatch(const std::string& member, const std::string& why) {
+  throw Error("the agent's answer does not match the output schema: " + member + " " + why);
+}
+
+Json answer_object(std::string_view answer, const Json& schema) {
   Json parsed;
   try {
     parsed = parse_json(answer);
@@ -79,43 +79,46 @@ Json provider_fields_from_answer(std::string_view answer) {
     throw Error("the agent's final message is not JSON");
   }
   if (!parsed.is_object()) throw Error("the agent's final message is not a JSON object");
-  const Json& schema = provider_output_schema();
   for (const auto& [member, value] : parsed.items())
-    if (!schema["properties"].contains(member)) wrong(member, "is not a field of the schema");
+    if (!schema["properties"].contains(member)) answer_mismatch(member, "is not a field of the schema");
   for (const auto& member : schema["required"])
-    if (!parsed.contains(member.get<std::string>())) wrong(member.get<std::string>(), "is missing");
+    if (!parsed.contains(member.get<std::string>())) answer_mismatch(member.get<std::string>(), "is missing");
+  return parsed;
+}
 
+Json provider_fields_from_answer(std::string_view answer) {
+  const Json parsed = answer_object(answer, provider_output_schema());
   Json fields = Json::object();
   for (const auto& [member, values] : enums().items()) {
     const Json& value = parsed[member];
-    if (!value.is_string() || std::find(values.begin(), values.end(), value) == values.end()) wrong(member, "is not one of its values");
+    if (!value.is_string() || std::find(values.begin(), values.end(), value) == values.end()) answer_mismatch(member, "is not one of its values");
     fields[member] = value;
   }
   Json evidence = Json::array();
   const Json& ids = parsed["evidenceIds"];
-  if (!ids.is_array() || ids.size() > 128) wrong("evidenceIds", "is not a list of at most 128 strings");
+  if (!ids.is_array() || ids.size() > 128) answer_mismatch("evidenceIds", "is not a list of at most 128 strings");
   for (const auto& id : ids) {
-    if (!id.is_string() || id.get_ref<const std::string&>().size() > 2048 * 4) wrong("evidenceIds", "holds a value that is not a string");
+    if (!id.is_string() || id.get_ref<const std::string&>().size() > 2048 * 4) answer_mismatch("evidenceIds", "holds a value that is not a string");
     std::string kept = normalised_evidence_id(id.get<std::string>());
     if (!kept.empty()) evidence.push_back(std::move(kept));
   }
   fields["evidenceIds"] = std::move(evidence);
   for (const char* member : {"clarificationRequests", "reworkCount"}) {
-    if (!is_count(parsed[member])) wrong(member, "is not a non-negative integer");
+    if (!is_count(parsed[member])) answer_mismatch(member, "is not a non-negative integer");
     fields[member] = parsed[member];
   }
   if (parsed.contains("firstEvidenceLatencyMs")) {
-    if (!is_count(parsed["firstEvidenceLatencyMs"])) wrong("firstEvidenceLatencyMs", "is not a non-negative integer");
+    if (!is_count(parsed["firstEvidenceLatencyMs"])) answer_mismatch("firstEvidenceLatencyMs", "is not a non-negative integer");
     fields["firstEvidenceLatencyMs"] = parsed["firstEvidenceLatencyMs"];
   }
   const Json& list = parsed["measurements"];
-  if (!list.is_array() || list.size() > 64) wrong("measurements", "is not a list of at most 64 {name, value}");
+  if (!list.is_array() || list.size() > 64) answer_mismatch("measurements", "is not a list of at most 64 {name, value}");
   Json measurements = Json::object();
   for (const auto& entry : list) {
     if (!entry.is_object() || entry.size() != 2 || !entry.contains("name") || !entry.contains("value") || !entry["name"].is_string() ||
         entry["name"].get_ref<const std::string&>().empty() || entry["name"].get_ref<const std::string&>().size() > 128 ||
         !entry["value"].is_number() || !(entry["value"].get<double>() >= 0))
-      wrong("measurements", "holds an entry that is not {name, value >= 0}");
+      answer_mismatch("measurements", "holds an entry that is not {name, value >= 0}");
     measurements[entry["name"].get<std::string>()] = entry["value"];
   }
   fields["measurements"] = std::move(measurements);

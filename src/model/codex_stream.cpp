@@ -3,7 +3,7 @@
 #include <set>
 
 #include "strata/error.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/json_access.hpp"  // str
 #include "strata/model/json_document.hpp"
 
 namespace strata::model {
@@ -16,42 +16,28 @@ bool is_tool_item(const std::string& type) {
   return tools.count(type) > 0;
 }
 
-std::size_t text_bytes(const Json& object, const char* member) {
-  const auto it = object.find(member);
-  if (it == object.end() || it->is_null()) return 0;
-  return it->is_string() ? it->get_ref<const std::string&>().size() : it->dump().size();
-}
-
-std::optional<double> count_member(const Json& object, const char* member) {
-  const auto value = number_member(object, member);
-  if (!value || *value < 0) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 void CodexStreamReader::add_line(std::string_view line, double at_ms) {
-  ++turn_.lines;
-  turn_.stream_bytes += line.size() + 1;
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // a blank line carries nothing
+  if (!count_line(line)) return;
   Json event;
   try {
     event = parse_json(line);
   } catch (const Error&) {
-    if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is not JSON";
+    defect("line " + std::to_string(turn_.lines) + " of the event stream is not JSON");
     return;
   }
   if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
-    if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is not an event";
+    defect("line " + std::to_string(turn_.lines) + " of the event stream is not an event");
     return;
   }
   const std::string& type = str(event["type"]);
   if (type == "turn.failed") {
-    if (!defect_) defect_ = "the turn failed (turn.failed)";
+    defect("the turn failed (turn.failed)");
   } else if (type == "error") {
     error_event_ = true;  // retries report errors too; only an error the turn did not survive counts
   } else if (type == "turn.completed") {
-    turn_.turn_completed = true;
+    turn_.completed = true;
     if (event.contains("usage") && event["usage"].is_object()) {
       const Json& usage = event["usage"];
       turn_.input_tokens = count_member(usage, "input_tokens");
@@ -78,20 +64,6 @@ void CodexStreamReader::add_line(std::string_view line, double at_ms) {
       turn_.agent_message_bytes += turn_.final_message->size();
     }
   }
-}
-
-void CodexStreamReader::add_overlong_line(std::size_t bytes) {
-  ++turn_.lines;
-  turn_.stream_bytes += bytes;
-  if (!defect_) defect_ = "line " + std::to_string(turn_.lines) + " of the event stream is longer than Strata reads";
-}
-
-std::optional<std::string> CodexStreamReader::failure() const {
-  if (defect_) return defect_;
-  if (!turn_.turn_completed)
-    return error_event_ ? "the agent reported an error and the turn did not complete" : "the event stream ended before turn.completed";
-  if (!turn_.final_message) return "the turn completed without a final message";
-  return std::nullopt;
 }
 
 }  // namespace strata::model

@@ -16,48 +16,13 @@
 STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
-FAKE=$(realpath "$(dirname "$0")/../support/fake_agent.py")
-
-mkdir -p "$WORK/bin" "$WORK/repo" "$WORK/tmp" "$WORK/record"
-ln -s "$FAKE" "$WORK/bin/codex"
-export PATH="$WORK/bin:$PATH" TMPDIR="$WORK/tmp"
-python3 - "$WORK/request.json" <<'PY'
-import json, sys
-request = {"protocol": "doc-bridge.study-provider.v1", "response": "Return one JSON object matching the output schema.",
-           "task": {"taskId": "consumer-01-discovery", "repositoryId": "consumer-01", "category": "discovery",
-                    "scenarioId": "repository-only", "modelId": "reference-model", "replicate": 0, "variantId": "variant-a",
-                    "difficulty": "easy"},
-           "objective": "SENTINEL-OBJECTIVE find where the program starts",
-           "initialContext": "The repository is a small C++ program.",
-           "expectedOutcome": "SENTINEL-OUTCOME the entry point file",
-           "evidenceRequirements": [{"id": "entrypoint-evidence", "description": "the file and line", "source": "repository"}],
-           "acceptanceChecks": [{"id": "check-1", "command": "test -f src/main.cpp", "expected": "exit 0"}],
-           "allowedTools": ["read", "search"], "forbiddenActions": ["network", "write"]}
-open(sys.argv[1], "w").write(json.dumps(request, separators=(",", ":")))
-PY
-provider() {  # provider <scenario> [strata provider codex args...]: runs it in $WORK/repo with the request on stdin
-  local scenario=$1
-  shift
-  (cd "$WORK/repo" && FAKE_AGENT_SCENARIO=$scenario FAKE_AGENT_RECORD="$WORK/record" \
-    "$STRATA" provider codex --model gpt-test "$@" <"$WORK/request.json" >"$WORK/stdout" 2>"$WORK/stderr")
-  CODE=$?
-  OUT=$(cat "$WORK/stdout")
-  ERR=$(cat "$WORK/stderr")
-}
-refused() {  # refused <scenario> <stderr fragment> [args...]
-  local scenario=$1 fragment=$2
-  shift 2
-  provider "$scenario" "$@"
-  expect_code 1 "$scenario: exit 1"
-  expect_out_empty "$scenario: nothing on stdout"
-  expect_err_lines 1 "$scenario: one line on stderr"
-  expect_err_has "$fragment" "$scenario: says why"
-}
+FLAVOUR=codex
+. "$(dirname "$0")/agent_adapter_lib.sh"
 
 # --- a normal run, checked against the stream itself ------------------------------------------------
 provider normal
 expect_code 0 "a normal run"
-(cd "$WORK/repo" && FAKE_AGENT_SCENARIO=normal "$WORK/bin/codex" exec --json --model gpt-test - <"$WORK/request.json" >"$WORK/stream.jsonl" 2>/dev/null)
+fake_stream normal "$WORK/stream.jsonl" exec --json --model test-model -
 cat >"$WORK/expected.py" <<'PY'
 # expected.py <stream.jsonl> <response.json> <request.json>: the response against the stream.
 import json, math, sys
@@ -94,7 +59,7 @@ sys.exit(1 if problems else 0)
 PY
 expect_true "python3 '$WORK/expected.py' '$WORK/stream.jsonl' '$WORK/stdout' '$WORK/request.json'" \
   "fields, usage, tool calls and telemetry equal those computed from the stream"
-expect_true "python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(not (a[\"flavor\"] == \"codex\" and a[\"argv\"][1:8] == [\"exec\", \"--json\", \"--ephemeral\", \"--ignore-user-config\", \"--skip-git-repo-check\", \"--sandbox\", \"read-only\"] and a[\"argv\"][-1] == \"-\" and a[\"options\"][\"--model\"] == [\"gpt-test\"] and a[\"output_schema_exists\"]))' '$WORK/record/argv.json'" \
+expect_true "python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(not (a[\"flavor\"] == \"codex\" and a[\"argv\"][1:8] == [\"exec\", \"--json\", \"--ephemeral\", \"--ignore-user-config\", \"--skip-git-repo-check\", \"--sandbox\", \"read-only\"] and a[\"argv\"][-1] == \"-\" and a[\"options\"][\"--model\"] == [\"test-model\"] and a[\"output_schema_exists\"]))' '$WORK/record/argv.json'" \
   "codex exec --json, read-only, ephemeral, the user's config ignored, the model, the prompt on stdin"
 expect_true "python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' '$WORK/record/output-schema.json' '$FIX/study-provider-output.schema.9b30fc32.json'" \
   "the output schema is the reference's"
@@ -110,10 +75,10 @@ expect_true "! grep -qE 'SENTINEL|$WORK|README|Looking for' '$WORK/stdout' '$WOR
 
 # --- failures ------------------------------------------------------------------------------------
 refused turn-failed "the turn failed (turn.failed)"
-refused error-event "the agent reported an error and the turn did not complete"
+refused error-event "the agent reported an error and the run did not complete"
 refused malformed-line "of the event stream is not JSON"
 refused cut "of the event stream is not JSON"
-refused no-final-message "the turn completed without a final message"
+refused no-final-message "the run completed without a final message"
 refused schema-violation "the agent's answer does not match the output schema"
 refused nonzero-exit "the agent exited with status 3"
 refused empty "the event stream ended before turn.completed"
@@ -129,29 +94,7 @@ CODE=$?
 expect_code 1 "a request that is not JSON"
 expect_true "grep -q 'the request on stdin is not JSON' '$WORK/stderr'" "the request is named"
 
-# --- bounds: time, stream size, an agent that ignores SIGTERM and leaves a grandchild --------------------
-refused hang "the agent did not finish within 1500 ms and was stopped" --timeout-ms 1500 --kill-grace-ms 300
-rm -f "$WORK/record/grandchild.pid"
-refused ignore-term "the agent did not finish within 1500 ms and was stopped" --timeout-ms 1500 --kill-grace-ms 300
-grandchild=$(cat "$WORK/record/grandchild.pid" 2>/dev/null || echo none)
-alive() {  # alive <pid>: running, not a zombie waiting to be reaped
-  local state
-  state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-gone_within() {  # gone_within <pid> <seconds>: a SIGKILLed process is gone once the kernel runs it
-  local tries=$(($2 * 20))
-  while alive "$1"; do
-    tries=$((tries - 1))
-    [ "$tries" -gt 0 ] || return 1
-    sleep 0.05
-  done
-}
-expect_true "[ '$grandchild' != none ] && gone_within '$grandchild' 30" "the grandchild that ignored SIGTERM was killed with the group"
-FAKE_AGENT_HUGE_MB=100 provider huge
-expect_code 0 "100 MB of events, read as they arrive"
-expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r[\"taskOutcome\"] != \"success\" or r[\"toolCalls\"] < 1)' '$WORK/stdout'" \
-  "the answer after 100 MB of events"
+check_bounds
 # --- the deterministic arm: the doc-bridge query's handoff in the prompt -------------------------------
 ln -s "$(realpath "$(dirname "$0")/../support/fake_ak_docs.sh")" "$WORK/bin/ak-docs"
 mkdir -p "$WORK/query"
@@ -172,9 +115,4 @@ expect_code 0 "the sealed example provider config verifies"
 run seal provider-config "$EXAMPLES/codex-provider-config.payload.json"
 expect_true "python3 -c 'import json,sys; sys.exit(json.loads(sys.argv[1]) != json.load(open(sys.argv[2])))' \"\$OUT\" '$EXAMPLES/codex-provider-config.json'" \
   "the sealed example is its payload sealed"
-printf '#!/usr/bin/env bash\ncat >/dev/null\nhead -c 20000000 /dev/zero | tr "\\\\0" x\necho\n' >"$WORK/one-long-line"
-chmod +x "$WORK/one-long-line"
-refused normal "line 1 of the event stream is longer than Strata reads" --agent-command "$WORK/one-long-line"
-FAKE_AGENT_HUGE_MB=20 refused huge "the agent's event stream passed 10000000 bytes and the agent was stopped" --stream-limit 10000000
-
 finish

@@ -9,7 +9,8 @@ real formats and where each field comes from.
 
 Environment:
   FAKE_AGENT_SCENARIO   normal (default), turn-failed, error-event,
-                        malformed-line, cut, cut-kill, no-final-message,
+                        malformed-line, broken-json, cut, cut-kill,
+                        no-final-message,
                         schema-violation, huge, hang, ignore-term,
                         nonzero-exit, empty
   FAKE_AGENT_RECORD     directory; receives argv.json, prompt.txt, cwd.txt,
@@ -31,7 +32,7 @@ import time
 # Die silently on a closed stdout, like a native binary would (no traceback).
 signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
-SCENARIOS = ("normal turn-failed error-event malformed-line cut cut-kill no-final-message"
+SCENARIOS = ("normal turn-failed error-event malformed-line broken-json cut cut-kill no-final-message"
              " schema-violation huge hang ignore-term nonzero-exit empty").split()
 THREAD_ID = "0199a213-81c0-7800-8aa1-bbab2a035a53"
 SESSION_ID = "4e4fa00e-5e28-405f-a0bd-5f1f7d57511c"
@@ -185,6 +186,8 @@ def codex_run(scenario, answer_text, out, record):
                                            "status": status})
         if scenario == "malformed-line" and n == 0:
             out.raw("[SandboxDebug] this line is not JSON {\n")
+        if scenario == "broken-json" and n == 0:
+            out.raw('{"type":"item.completed","item":{"id":"item_9",\n')
     mcp = {"id": "item_3", "type": "mcp_tool_call", "server": "docs", "tool": "search",
            "arguments": {"query": "install"}, "result": None, "error": None, "status": "in_progress"}
     codex_item(out, "item.started", mcp)
@@ -260,6 +263,8 @@ def claude_run(scenario, answer_text, answer_obj, out, record, model, schema_giv
     tool("toolu_01", "Bash", {"command": "ls"}, "README.md\nsrc\ntests")
     if scenario == "malformed-line":
         out.raw("[SandboxDebug] this line is not JSON {\n")
+    if scenario == "broken-json":
+        out.raw('{"type":"assistant","message":{"id":"msg_01",\n')
     maybe_cut(scenario, out, '{"type":"assistant","message":{"id":"msg_02","type":"mess')
     tool("toolu_02", "Grep", {"pattern": "TODO", "path": "src"}, "No matches found", True)
     tool("toolu_03", "mcp__docs__search", {"query": "install"},

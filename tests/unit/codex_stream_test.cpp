@@ -82,7 +82,7 @@ TEST_CASE("each way a stream fails is named, without quoting the stream", "[code
   SECTION("an error event the turn did not survive") {
     auto lines = without_last(normal_stream());
     lines.push_back(R"({"type":"error","message":"quota exceeded"})");
-    CHECK(*read(lines).failure() == "the agent reported an error and the turn did not complete");
+    CHECK(*read(lines).failure() == "the agent reported an error and the run did not complete");
   }
   SECTION("an error event the turn survived (a retry) is not a failure") {
     auto lines = normal_stream();
@@ -110,7 +110,7 @@ TEST_CASE("each way a stream fails is named, without quoting the stream", "[code
   SECTION("no final message") {
     auto lines = normal_stream();
     lines.erase(lines.begin() + 8);
-    CHECK(*read(lines).failure() == "the turn completed without a final message");
+    CHECK(*read(lines).failure() == "the run completed without a final message");
   }
   SECTION("a line too long to keep") {
     CodexStreamReader reader;

@@ -20,6 +20,11 @@ const Json& provider_output_schema();
 // wrong, never its value (an answer may quote the repository).
 Json provider_fields_from_answer(std::string_view answer);
 
+// The answer parsed, an object with only the schema's properties and all its required ones.
+// Throws strata::Error saying so (and naming the member, never a value) otherwise.
+Json answer_object(std::string_view answer, const Json& schema);
+[[noreturn]] void answer_mismatch(const std::string& member, const std::string& why);  // that error
+
 // §3.12: trimmed; "" for an id that is empty once trimmed (dropped); an id longer than 256
 // bytes or holding NUL, CR or LF becomes "evidence-" + the first 32 hex digits of the SHA-256 of
 // the trimmed id.
