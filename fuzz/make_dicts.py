@@ -33,6 +33,17 @@ EVENT_LOG = ['schema_version', 'run_id', 'at', 'workflow', 'event', 'runtime', '
              'blocked', 'cancelled', 'fuzz-run-0001', 'runs/2026-01/', '.jsonl', '2026-01-02T03:04:05+00:00',
              '2026-01-02', 'T', 'Z', '+05:30', '-07:00', ',123456', '.5']
 
+AGENT_STREAM = ['type', 'thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'error', 'item.started',
+                'item.updated', 'item.completed', 'item', 'command_execution', 'mcp_tool_call', 'web_search',
+                'file_search', 'computer', 'agent_message', 'text', 'command', 'arguments', 'query',
+                'aggregated_output', 'result', 'usage', 'input_tokens', 'cached_input_tokens', 'output_tokens',
+                'reasoning_output_tokens', 'system', 'init', 'assistant', 'user', 'message', 'content', 'tool_use',
+                'tool_result', 'tool_use_id', 'id', 'name', 'input', 'StructuredOutput', 'subtype', 'success',
+                'is_error', 'structured_output', 'total_cost_usd', 'cache_read_input_tokens',
+                'cache_creation_input_tokens', 'error_during_execution', '\n', 'taskOutcome', 'evidenceQuality',
+                'safetyOutcome', 'evidenceIds', 'clarificationRequests', 'reworkCount', 'measurements', 'value',
+                'firstEvidenceLatencyMs', 'outcome', 'confidence', 'reasonCodes', 'partial', 'high', 'safe']
+
 
 def schema_words(pattern):
     words = set()
@@ -87,6 +98,7 @@ def main():
     write('cm_packet', CM_PACKET)
     write('event_log_report', EVENT_LOG)
     write('event_log_writer', EVENT_LOG + ['\x00'])
+    write('agent_stream', AGENT_STREAM)
 
 
 if __name__ == '__main__':

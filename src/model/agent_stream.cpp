@@ -1,6 +1,5 @@
 #include "strata/model/agent_stream.hpp"
 
-#include "strata/model/json_access.hpp"
 
 namespace strata::model {
 
@@ -21,9 +20,10 @@ std::size_t AgentStreamReader::text_bytes(const Json& object, const char* member
 }
 
 std::optional<double> AgentStreamReader::count_member(const Json& object, const char* member) {
-  const auto value = number_member(object, member);
-  if (!value || *value < 0) return std::nullopt;
-  return value;
+  // The stream is outside input: a count of another type is unknown, not a reason to throw.
+  const auto it = object.find(member);
+  if (it == object.end() || !it->is_number() || !(it->get<double>() >= 0)) return std::nullopt;
+  return it->get<double>();
 }
 
 void AgentStreamReader::add_overlong_line(std::size_t bytes) {

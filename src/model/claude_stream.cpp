@@ -30,8 +30,10 @@ std::size_t result_bytes(const Json& content) {
   if (content.is_string()) return str(content).size();
   if (!content.is_array()) return content.is_null() ? 0 : content.dump().size();
   std::size_t bytes = 0;
-  for (const Json& block : content)
-    bytes += is_block(block, "text") && block["text"].is_string() ? str(block["text"]).size() : block.dump().size();
+  for (const Json& block : content) {
+    const auto text = block.is_object() ? block.find("text") : block.end();
+    bytes += is_block(block, "text") && text != block.end() && text->is_string() ? str(*text).size() : block.dump().size();
+  }
   return bytes;
 }
 

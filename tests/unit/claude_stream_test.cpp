@@ -146,3 +146,23 @@ TEST_CASE("debug lines that do not start with { are skipped, as the SDK does", "
   CHECK(reader.turn().tool_calls == 2);
   CHECK(reader.turn().lines == 12);
 }
+
+TEST_CASE("a Claude usage or cost of another type is unknown, not a crash", "[claude]") {
+  auto lines = claude_without_last(claude_normal_stream());
+  lines.push_back(R"({"type":"result","subtype":"success","is_error":false,"result":"{}","total_cost_usd":"0.1","usage":{"input_tokens":"26","cache_read_input_tokens":{},"output_tokens":5}})");
+  const ClaudeStreamReader reader = read_claude(lines);
+  CHECK_FALSE(reader.failure());
+  CHECK_FALSE(reader.turn().input_tokens);
+  CHECK(*reader.turn().output_tokens == 5);
+  CHECK_FALSE(reader.turn().cost_usd);
+}
+
+// Found by fuzz_agent_stream (fuzz/regressions/agent_stream/text-block-without-text): a text
+// block without its text in a tool result was read through a missing member (use after free).
+TEST_CASE("a tool result's text block without text is counted by its size", "[claude]") {
+  auto lines = claude_normal_stream();
+  lines[4] = R"({"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text"}]}]}})";
+  const ClaudeStreamReader reader = read_claude(lines);
+  CHECK_FALSE(reader.failure());
+  CHECK(reader.turn().tool_output_bytes == std::string(R"({"type":"text"})").size() + std::string("docs/USAGE.md").size());
+}

@@ -137,3 +137,16 @@ TEST_CASE("the last agent message is the answer; unknown events and items are ig
   CHECK(reader.turn().agent_message_bytes == std::string("thinking aloud").size() + reader.turn().final_message->size());
   CHECK(reader.turn().tool_calls == 3);
 }
+
+// Found by fuzz_agent_stream (fuzz/regressions/agent_stream/usage-count-is-a-string): a usage
+// count of another type threw nlohmann's type_error out of the reader.
+TEST_CASE("usage counts that are not non-negative numbers are unknown, not a crash", "[codex]") {
+  auto lines = without_last(normal_stream());
+  lines.push_back(R"({"type":"turn.completed","usage":{"input_tokens":"many","cached_input_tokens":-1,"output_tokens":null,"reasoning_output_tokens":[1]}})");
+  const CodexStreamReader reader = read(lines);
+  CHECK_FALSE(reader.failure());
+  CHECK_FALSE(reader.turn().input_tokens);
+  CHECK_FALSE(reader.turn().cached_input_tokens);
+  CHECK_FALSE(reader.turn().output_tokens);
+  CHECK_FALSE(reader.turn().reasoning_output_tokens);
+}

@@ -1,0 +1,126 @@
+// An agent CLI's stdout as `strata provider codex|claude` and `strata provider judge` read it:
+// byte 0 picks the reader (even: model::CodexStreamReader, odd: model::ClaudeStreamReader), the
+// rest is the stream, cut into lines at '\n' as app/agent_run's line feed does; a stream that
+// ends without a failure hands its final message to model::provider_fields_from_answer and
+// model::adjudicator_fields_from_answer. The whole input is also handed to both as an answer
+// (the model writes the answer, so it is outside input of its own).
+//
+// Invariants:
+//  - the readers never throw, whatever the stream;
+//  - the summary adds up: every line fed is counted, stream_bytes is the bytes fed plus one
+//    newline per line, tool_calls <= tool_events, the tool byte counts never exceed the stream;
+//  - a failure is one of the known sentences, ASCII, never a quote of the stream (the only
+//    stream-derived word is a Claude result subtype, and only when it is [a-z_]);
+//  - no failure means a final message;
+//  - the answer mappers throw only strata::Error, and what they return keeps the schema: the
+//    three enums from their values, counts as non-negative integers, evidence ids non-empty,
+//    at most 256 bytes, without NUL/CR/LF; measurements >= 0; a judgement with an outcome of the
+//    enum, a confidence in [0, 1] and at most 16 reason codes.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "fuzz_support.hpp"
+#include "strata/error.hpp"
+#include "strata/model/adjudicator_answer.hpp"
+#include "strata/model/agent_answer.hpp"
+#include "strata/model/claude_stream.hpp"
+#include "strata/model/codex_stream.hpp"
+
+using namespace strata;
+using model::Json;
+
+namespace {
+
+bool is_count(const Json& value) {
+  return value.is_number() && value.get<double>() >= 0 && std::floor(value.get<double>()) == value.get<double>();
+}
+
+void check_failure_text(const std::string& failure) {
+  static const std::regex known(
+      "line [0-9]+ of the event stream is (not JSON|not an event|not a message|longer than Strata reads)"
+      "|the turn failed \\(turn\\.failed\\)"
+      "|the agent's run ended in an error \\(result [a-z_]+(, is_error)?\\)"
+      "|the agent reported an error and the run did not complete"
+      "|the event stream ended before (turn\\.completed|the result event)"
+      "|the run completed without a final message");
+  FUZZ_CHECK(std::regex_match(failure, known), "unknown failure text: " + fuzz::excerpt(failure));
+}
+
+void check_provider_answer(std::string_view answer) {
+  Json fields;
+  try {
+    fields = model::provider_fields_from_answer(answer);
+  } catch (const Error&) {
+    return;
+  }
+  for (const char* member : {"taskOutcome", "evidenceQuality", "safetyOutcome"})
+    FUZZ_CHECK(fields[member].is_string(), std::string(member) + " is not a string");
+  for (const char* member : {"clarificationRequests", "reworkCount"}) FUZZ_CHECK(is_count(fields[member]), std::string(member) + " is not a count");
+  for (const Json& id : fields["evidenceIds"]) {
+    const std::string& text = id.get_ref<const std::string&>();
+    FUZZ_CHECK(!text.empty() && text.size() <= 256 && text.find_first_of(std::string("\0\r\n", 3)) == std::string::npos,
+               "evidence id not normalised: " + fuzz::excerpt(text));
+  }
+  for (const auto& [name, value] : fields["measurements"].items())
+    FUZZ_CHECK(value.is_number() && value.get<double>() >= 0, "measurement " + fuzz::excerpt(name) + " below 0");
+}
+
+void check_judgement(std::string_view answer) {
+  Json judgement;
+  try {
+    judgement = model::adjudicator_fields_from_answer(answer);
+  } catch (const Error&) {
+    return;
+  }
+  const Json& outcomes = model::adjudicator_answer_schema()["properties"]["outcome"]["enum"];
+  FUZZ_CHECK(std::find(outcomes.begin(), outcomes.end(), judgement["outcome"]) != outcomes.end(), "outcome outside the enum");
+  FUZZ_CHECK(judgement["confidence"].get<double>() >= 0 && judgement["confidence"].get<double>() <= 1, "confidence outside [0, 1]");
+  FUZZ_CHECK(judgement["reasonCodes"].size() <= 16, "more than 16 reason codes");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view stream = fuzz::as_text(data + 1, size - 1);
+  std::unique_ptr<model::AgentStreamReader> reader;
+  if (data[0] % 2 == 0) reader = std::make_unique<model::CodexStreamReader>();
+  else reader = std::make_unique<model::ClaudeStreamReader>();
+
+  std::size_t lines = 0;
+  try {
+    std::size_t begin = 0;
+    while (begin < stream.size()) {
+      std::size_t end = stream.find('\n', begin);
+      if (end == std::string_view::npos) end = stream.size();
+      reader->add_line(stream.substr(begin, end - begin), static_cast<double>(lines));
+      ++lines;
+      begin = end + 1;
+    }
+  } catch (const std::exception& e) {
+    FUZZ_CHECK(false, std::string("a stream reader threw: ") + e.what());
+  }
+  const model::AgentTurn& turn = reader->turn();
+  FUZZ_CHECK(turn.lines == lines, "lines counted " + std::to_string(turn.lines) + " of " + std::to_string(lines));
+  const std::size_t fed = stream.size() + (stream.empty() || stream.back() == '\n' ? 0 : 1);
+  FUZZ_CHECK(turn.stream_bytes == fed, "stream_bytes " + std::to_string(turn.stream_bytes) + " for " + std::to_string(fed));
+  FUZZ_CHECK(turn.tool_calls <= turn.tool_events, "more tool calls than tool events");
+  FUZZ_CHECK(turn.tool_input_bytes + turn.tool_output_bytes <= stream.size(), "tool bytes exceed the stream");
+
+  const std::optional<std::string> failure = reader->failure();
+  if (failure) {
+    check_failure_text(*failure);
+  } else {
+    FUZZ_CHECK(turn.final_message.has_value(), "no failure and no final message");
+    check_provider_answer(*turn.final_message);
+    check_judgement(*turn.final_message);
+  }
+  check_provider_answer(stream);
+  check_judgement(stream);
+  return 0;
+}
