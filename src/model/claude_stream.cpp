@@ -1,6 +1,6 @@
 #include "strata/model/claude_stream.hpp"
 
-#include <regex>
+#include <algorithm>
 
 #include "strata/error.hpp"
 #include "strata/model/json_access.hpp"
@@ -39,10 +39,12 @@ std::size_t result_bytes(const Json& content) {
 
 // A result subtype is named in the failure only when it looks like one (it comes from the stream).
 std::string subtype_of(const Json& event) {
-  static const std::regex identifier("[a-z][a-z_]{0,63}");
   const auto subtype = event.find("subtype");
-  if (subtype == event.end() || !subtype->is_string() || !std::regex_match(str(*subtype), identifier)) return "unknown";
-  return str(*subtype);
+  if (subtype == event.end() || !subtype->is_string()) return "unknown";
+  const std::string& text = str(*subtype);
+  const bool identifier = !text.empty() && text.size() <= 64 && text[0] >= 'a' && text[0] <= 'z' &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+  return identifier ? text : "unknown";
 }
 
 }  // namespace
