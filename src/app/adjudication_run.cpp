@@ -149,7 +149,7 @@ class AdjudicationRun {
     outcome.spent = budget_.budget().spent();
     if (!outcome.interrupted && !outcome.budget_reached) {
       outcome.content_hash = write_output();
-      outcome.observations = ledger_.size();
+      outcome.observations = settings_.shard ? selected_.size() : ledger_.size();
       outcome.output_file = std::make_shared<const store::FileDescriptor>(::open(settings_.output_path.c_str(), O_RDONLY | O_CLOEXEC));
       if (outcome.output_file->get() < 0)
         throw Error(std::string("cannot read the output ledger back: ") + std::strerror(errno), settings_.output_path);
@@ -164,6 +164,12 @@ class AdjudicationRun {
   // large batch holds neither its observations nor its requests.
   void prepare() {
     selected_ = model::select_for_adjudication(ledger_.run_ids(), settings_.selection);
+    if (settings_.shard) {  // this shard's part of the batch, round-robin over it (issue 17)
+      std::vector<std::size_t> part;
+      for (std::size_t k = 0; k < selected_.size(); ++k)
+        if (settings_.shard->holds(k)) part.push_back(selected_[k]);
+      selected_ = std::move(part);
+    }
     done_.assign(selected_.size(), false);
     journal_spans_.resize(selected_.size());
     const char* path = std::getenv("PATH");
@@ -284,6 +290,11 @@ class AdjudicationRun {
       const JournalSpan& span = journal_spans_[static_cast<std::size_t>(k - selected_.begin())];
       return judged_observation(model::parse_json(store::read_file_range(journal.get(), span.offset, span.length, checkpoint_)));
     };
+    // A shard's output holds only what it judged: `strata ledger merge --base` puts the shards
+    // back into the input ledger (docs/SCALE-OUT.md).
+    if (settings_.shard)
+      return store::write_ledger_streamed(settings_.output_path, ledger_.ledger_version(), selected_.size(),
+                                          [&](std::size_t k) { return observation(selected_[k]); });
     return store::write_ledger_streamed(settings_.output_path, ledger_.ledger_version(), ledger_.size(), observation);
   }
 

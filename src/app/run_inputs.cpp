@@ -49,11 +49,13 @@ Json current_run_inputs(const StudyInputs& inputs, const RunPreflight& preflight
     if (!e.assisted_unavailable && !e.command_path.empty()) paths.insert(e.command_path);
   Json programs = Json::array();
   for (const auto& path : paths) programs.push_back(program_fingerprint(path));
-  return {{"planHash", inputs.plan["contentHash"]},
-          {"taskSuiteHash", inputs.suite["contentHash"]},
-          {"providerConfigHash", inputs.providers["contentHash"]},
-          {"repositoryConfigHash", inputs.repositories["contentHash"]},
-          {"programs", std::move(programs)}};
+  Json record = {{"planHash", inputs.plan["contentHash"]},
+                 {"taskSuiteHash", inputs.suite["contentHash"]},
+                 {"providerConfigHash", inputs.providers["contentHash"]},
+                 {"repositoryConfigHash", inputs.repositories["contentHash"]},
+                 {"programs", std::move(programs)}};
+  if (preflight.shard) record["shard"] = preflight.shard->text();  // absent: the whole selection
+  return record;
 }
 
 std::vector<std::string> changed_inputs(const std::string& run_id, const Json& recorded, const Json& now) {
@@ -65,6 +67,11 @@ std::vector<std::string> changed_inputs(const std::string& run_id, const Json& r
     if (before != str(now[member]))
       changes.push_back(std::string(what) + " changed since run " + run_id + " started: " + before + " -> " + str(now[member]));
   }
+  // A ledger that holds one shard must not take another's executions by mistake.
+  const std::string shard_before = recorded.contains("shard") ? str(recorded["shard"]) : "none";
+  const std::string shard_now = now.contains("shard") ? str(now["shard"]) : "none";
+  if (shard_before != shard_now)
+    changes.push_back("shard changed since run " + run_id + " started: " + shard_before + " -> " + shard_now);
   const Json no_programs = Json::array();
   const Json& before = recorded.contains("programs") ? recorded["programs"] : no_programs;
   for (const auto& program : now["programs"]) {

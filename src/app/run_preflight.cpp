@@ -97,7 +97,17 @@ RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_vari
   preflight.executions.reserve(selection.size());
   for (const auto& cell : selection)
     preflight.executions.push_back(plan_execution(cell, inputs, preflight, roots, path_variable));
+  preflight.selected = preflight.executions.size();
   return preflight;
+}
+
+void restrict_to_shard(RunPreflight& preflight, const model::Shard& shard) {
+  std::vector<PlannedExecution> kept;
+  kept.reserve(preflight.executions.size() / shard.count + 1);
+  for (std::size_t k = 0; k < preflight.executions.size(); ++k)
+    if (shard.holds(k)) kept.push_back(std::move(preflight.executions[k]));
+  preflight.executions = std::move(kept);
+  preflight.shard = shard;
 }
 
 void require_pricing_for_cost_limit(const StudyInputs& inputs, const RunPreflight& preflight) {

@@ -8,8 +8,10 @@
 #include "command.hpp"
 #include "strata/app/adjudication_run.hpp"
 #include "strata/app/hosted_endpoints.hpp"
+#include "strata/model/json_access.hpp"
 #include "strata/store/ledger_source.hpp"
 #include "budget_flags.hpp"
+#include "shard_flag.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -19,7 +21,7 @@ using model::ArtifactKind;
 using model::Json;
 
 struct AdjudicateOptions {
-  std::string ledger, suite, adjudicator, output, run_id, offset, limit;
+  std::string ledger, suite, adjudicator, output, run_id, offset, limit, shard;
   int jobs = 4;
   int kill_grace_ms = 2000;
   OutputFormat format;
@@ -70,6 +72,7 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.selection.limit = count_option(options.limit, true);
   settings.selection.offset = count_option(options.offset, false);
   if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
+  settings.shard = shard_of(options.shard);
   const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
@@ -98,6 +101,8 @@ int adjudicate(const AdjudicateOptions& options) {
   if (options.format.text) {
     std::vector<std::string> lines{"Adjudicated observations: " + std::to_string(outcome.observations),
                                    "Ledger: " + outcome.output_path, "Content hash: " + outcome.content_hash};
+    if (settings.shard)
+      lines.insert(lines.begin(), "Shard: " + settings.shard->text() + " (the output holds this shard's judgements only)");
     if (limited) {
       for (auto& line : budget_lines(budget_summary(settings.limits, outcome.spent, std::nullopt))) lines.push_back(std::move(line));
     }
@@ -131,6 +136,7 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "judgement");
+  add_shard_flag(*sub, options->shard, "observations (the output then holds only this shard's; merge with strata ledger merge --base)");
   sub->footer(
       "Unselected observations are carried over byte-identically; failed judgements are recorded as pending.\n"
       "Each judgement is made durable in <output>.adjudication-journal first: re-running the same command after\n"

@@ -12,6 +12,7 @@
 #include "strata/app/study_run.hpp"
 #include "strata/model/json_access.hpp"
 #include "budget_flags.hpp"
+#include "shard_flag.hpp"
 #include "usage_log_flags.hpp"
 
 namespace strata::cli {
@@ -21,7 +22,7 @@ using model::ArtifactKind;
 using model::Json;
 
 struct RunOptions {
-  std::string plan, suite, providers, repositories, ledger, round;
+  std::string plan, suite, providers, repositories, ledger, round, shard;
   bool dry_run = false;
   bool accept_changed_inputs = false;
   int jobs = 4;
@@ -41,6 +42,7 @@ Json summary_json(const app::StudyInputs& inputs, const app::RunOutcome* outcome
                   {"planned", static_cast<double>(preflight.executions.size())},
                   {"executed", outcome ? outcome->executed : 0.0},
                   {"skipped", outcome ? outcome->skipped : 0.0}};
+  if (preflight.shard) summary["shard"] = {{"shard", preflight.shard->text()}, {"selected", static_cast<double>(preflight.selected)}};
   if (outcome) {
     summary["ledgerPath"] = outcome->ledger_path;
     summary["ledgerHash"] = outcome->ledger_hash;
@@ -61,6 +63,9 @@ std::vector<std::string> summary_lines(const Json& summary, const model::Assiste
                                  "Planned: " + number_text(summary["planned"]),
                                  "Executed: " + number_text(summary["executed"]),
                                  "Skipped: " + number_text(summary["skipped"])};
+  if (summary.contains("shard"))
+    lines.push_back("Shard: " + str(summary["shard"]["shard"]) + " of " + number_text(summary["shard"]["selected"]) +
+                    " selected executions");
   if (summary.contains("budget")) {
     for (auto& line : budget_lines(summary["budget"])) lines.push_back(std::move(line));
   }
@@ -89,7 +94,9 @@ int run_study(const RunOptions& options) {
                           load_artifact(ArtifactKind::repository_config, options.repositories)};
   const std::unique_ptr<app::EndpointUsageLog> usage_log = open_usage_log(options.usage_log);
   const char* path = std::getenv("PATH");
-  const app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
+  const std::optional<model::Shard> shard = shard_of(options.shard);
+  app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
+  if (shard) app::restrict_to_shard(preflight, *shard);
   const engine::SpendLimits limits = options.budget.limits();
   if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
   // Endpoint providers' variables are checked here, in the dry run too.
@@ -147,6 +154,7 @@ void add_run_command(CLI::App& app, Action& action) {
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "execution");
+  add_shard_flag(*sub, options->shard, "executions");
   sub->footer(
       "Each completed observation is made durable in <ledger>.journal before it counts; the journal is folded\n"
       "into the ledger at the end and on interrupt. Re-running the same command resumes: recorded executions\n"

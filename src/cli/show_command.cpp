@@ -126,9 +126,17 @@ struct ShowOptions {
 void add_show(CLI::App& app, Action& action, const ShowCommand& command) {
   auto options = std::make_shared<ShowOptions>();
   auto* sub = app.add_subcommand(command.name, command.description);
-  sub->add_option("file", options->file, "The sealed artifact (JSON)")->required();
+  auto* file = sub->add_option("file", options->file, "The sealed artifact (JSON)");
   add_format_flags(*sub, options->format);
-  sub->callback([&action, options, command] {
+  if (command.kind == ArtifactKind::ledger) {
+    add_ledger_merge_command(*sub, action);  // strata ledger merge ...
+    sub->require_subcommand(0, 1);
+  } else {
+    file->required();
+  }
+  sub->callback([&action, options, command, sub] {
+    if (!sub->get_subcommands().empty()) return;  // strata ledger merge: its own action
+    if (options->file.empty()) throw CLI::RequiredError("file");
     action = [options, command] {
       const Json artifact = command.kind == ArtifactKind::ledger ? load_ledger_with_journal(options->file)
                                                                  : load_artifact(command.kind, options->file);

@@ -10,6 +10,7 @@
 #include "strata/engine/spend_budget.hpp"
 #include "strata/model/adjudication.hpp"
 #include "strata/model/json.hpp"
+#include "strata/model/shard.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_source.hpp"
 
@@ -23,6 +24,7 @@ struct AdjudicationSettings {
   bool progress = false;
   EndpointCaller* endpoints = nullptr;  // for an endpoint adjudicator (not owned)
   engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
+  std::optional<model::Shard> shard;    // --shard: judge (and write) only this part of the batch
 };
 
 struct AdjudicationOutcome {

@@ -1,11 +1,13 @@
 #pragma once
 // Pre-flight of `strata run` (spec §3.2): everything that can be checked before a
 // process starts. `--dry-run` stops after it.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "strata/model/assisted_arm.hpp"
 #include "strata/model/json.hpp"
+#include "strata/model/shard.hpp"
 
 namespace strata::app {
 
@@ -29,13 +31,19 @@ struct PlannedExecution {
 };
 
 struct RunPreflight {
-  std::vector<PlannedExecution> executions;  // in selection order
+  std::vector<PlannedExecution> executions;  // in selection order (this shard's, with --shard)
   model::AssistedArm assisted_arm;
+  std::optional<model::Shard> shard;         // --shard: `executions` holds only its part
+  std::size_t selected = 0;                  // executions the plan selects, every shard's
 };
 
 // Runs the checks of §3.2 in order; the first failure throws strata::Error with the
 // spec's message. `path_variable` is the PATH used to find bare commands.
 RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_variable);
+
+// Keeps only `shard`'s executions (issue 17): position k of the selection order belongs to shard
+// k % N. Every execution was pre-flighted, so each shard fails or passes the checks alike.
+void restrict_to_shard(RunPreflight& preflight, const model::Shard& shard);
 
 // With a cost limit (--max-cost-usd) every provider entry an execution would launch must
 // declare `pricing`: throws strata::Error naming those that do not.
