@@ -5,17 +5,20 @@
 #   scripts/setup.sh          the build and the tests
 #   scripts/setup.sh --fuzz   clang 14 with libFuzzer, for scripts/fuzz.sh
 #   scripts/setup.sh --browser  Chromium, which the test of strata report opens the report in
+#   scripts/setup.sh --slurm    Slurm (slurmctld, slurmd, the client) and MUNGE, for the single-node
+#                               cluster the Slurm test starts itself (tests/support/slurm_cluster.sh)
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build g++ pkg-config
   libboost1.81-dev libssl-dev openssl nlohmann-json3-dev libspdlog-dev
   catch2 libcli11-dev
-  python3 python3-jsonschema nodejs curl util-linux procps
+  python3 python3-jsonschema python3-yaml nodejs curl util-linux procps
 )
 case "${1:-}" in
   --fuzz) packages=(clang libclang-rt-14-dev) ;;
   --browser) packages=(chromium) ;;
+  --slurm) packages=(slurmctld slurmd slurm-client munge) ;;
 esac
 
 missing=()

@@ -29,6 +29,7 @@ struct Copy {
   Place place;
   std::string text_hash;
   bool from_base = false;
+  std::size_t rank = 0;  // in the plan's selection (the plan's run, with --plan)
 };
 
 std::string described(const Json& task) {
@@ -42,7 +43,6 @@ class Merge {
     if (request.base) inputs_.push_back(*request.base);
     inputs_.insert(inputs_.end(), request.shards.begin(), request.shards.end());
     if (request.plan) plan_ranks();
-    plan_rank_.resize(inputs_.size());
   }
 
   MergeOutcome run() {
@@ -63,7 +63,7 @@ class Merge {
  private:
   struct Run {
     std::string plan_hash, plan_source;
-    std::vector<std::vector<std::uint32_t>> positions;  // per input, in its order
+    std::vector<std::vector<std::uint32_t>> executions;  // per input, the ids of its executions in its order
   };
 
   bool is_base(std::uint32_t input) const { return request_.base && input == 0; }
@@ -82,7 +82,6 @@ class Merge {
     else if (source.ledger->ledger_version() != ledger_version_)
       throw Error("the inputs are ledgers of different versions (" + ledger_version_ + ", " + source.ledger->ledger_version() + ")",
                   source.name);
-    if (request_.plan) plan_rank_[input].resize(source.ledger->size());
     for (std::uint32_t position = 0; position < source.ledger->size(); ++position) {
       const Json o = source.ledger->observation(position);
       const std::string& run_id = str(o["runId"]);
@@ -96,47 +95,47 @@ class Merge {
                     source.name);
       }
       std::string execution = model::execution_key(o["task"]);
+      std::size_t rank = 0;
       if (request_.plan && run_id == str((*request_.plan)["runId"])) {
-        const auto rank = ranks_.find(execution);
-        if (rank == ranks_.end())
+        const auto found = ranks_.find(execution);
+        if (found == ranks_.end())
           throw Error("execution " + described(o["task"]) + " of run " + run_id + " is not one the plan selects", source.name);
-        plan_rank_[input][position] = rank->second;
+        rank = found->second;
       }
-      add_copy(input, position, run_id + "\n" + execution, o, run);
+      add_copy(input, position, run_id + "\n" + execution, o, run, rank);
     }
   }
 
   Run& run_of(const std::string& run_id) {
     auto [it, added] = runs_.try_emplace(run_id);
     if (added) run_ids_.push_back(run_id);
-    it->second.positions.resize(inputs_.size());
+    it->second.executions.resize(inputs_.size());
     return it->second;
   }
 
-  void add_copy(std::uint32_t input, std::uint32_t position, std::string key, const Json& o, Run& run) {
-    Copy copy{Place{input, position}, model::sha256_hex(model::compact_json(o)), is_base(input)};
-    const auto [it, added] = copies_.try_emplace(key, copy);
-    if (!added) {
-      Copy& kept = it->second;
-      if (kept.from_base && !copy.from_base) {  // judged by this shard: its copy replaces the base's
-        ++replaced_;
-        kept = copy;
-        return;
-      }
-      if (kept.text_hash == copy.text_hash) {
-        ++duplicates_;
-        return;
-      }
+  // Every copy of an execution is listed where it appears (so the round-robin finds each in its
+  // shard's turn); the one kept is the first, or a shard's in place of the base's.
+  void add_copy(std::uint32_t input, std::uint32_t position, const std::string& key, const Json& o, Run& run, std::size_t rank) {
+    Copy copy{Place{input, position}, model::sha256_hex(model::compact_json(o)), is_base(input), rank};
+    const auto [it, added] = ids_.try_emplace(key, static_cast<std::uint32_t>(copies_.size()));
+    if (added) {
+      if (request_.base && !is_base(input))
+        throw Error("execution " + described(o["task"]) + " of run " + str(o["runId"]) + " is not in the base ledger " +
+                        request_.base->name + ": --base takes the ledger the adjudication was sharded from",
+                    inputs_[input].name);
+      copies_.push_back(std::move(copy));
+    } else if (Copy& kept = copies_[it->second]; kept.from_base && !copy.from_base) {
+      ++replaced_;  // judged by this shard: its copy replaces the base's
+      kept = std::move(copy);
+    } else if (kept.text_hash == copy.text_hash) {
+      ++duplicates_;
+    } else {
       throw Error("execution " + described(o["task"]) + " of run " + str(o["runId"]) + " differs between " +
                       inputs_[kept.place.input].name + " and " + inputs_[input].name + ": a ledger may hold each execution once",
                   inputs_[input].name);
     }
-    if (request_.base && !is_base(input))
-      throw Error("execution " + described(o["task"]) + " of run " + str(o["runId"]) + " is not in the base ledger " +
-                      request_.base->name + ": --base takes the ledger the adjudication was sharded from",
-                  inputs_[input].name);
-    if (is_base(input)) base_keys_.push_back(std::move(key));
-    run.positions[input].push_back(position);
+    run.executions[input].push_back(it->second);
+    if (is_base(input)) base_ids_.push_back(it->second);
   }
 
   void check_plan() {
@@ -149,7 +148,7 @@ class Merge {
     if (!request_.require_complete) return;
     std::vector<std::string> missing;
     for (const Json& cell : selection_)
-      if (!copies_.count(run_id + "\n" + model::execution_key(cell))) missing.push_back(described(cell));
+      if (!ids_.count(run_id + "\n" + model::execution_key(cell))) missing.push_back(described(cell));
     if (missing.empty()) return;
     std::string list;
     for (std::size_t i = 0; i < missing.size() && i < 20; ++i) list += "\n  " + missing[i];
@@ -158,38 +157,45 @@ class Merge {
                 " executions the plan selects for run " + run_id + " are in none of the ledgers (a shard missing or unfinished?):" + list);
   }
 
-  // The chosen copy of each of the base's executions, in the base's order.
+  // Each execution once, where it first comes in `ids` (in order), as the copy kept.
+  void append_once(std::vector<Place>& order, std::vector<bool>& emitted, const std::vector<std::uint32_t>& ids) const {
+    for (std::uint32_t id : ids) {
+      if (emitted[id]) continue;
+      emitted[id] = true;
+      order.push_back(copies_[id].place);
+    }
+  }
+
+  // With a base: the base's order, each execution as the copy kept (a shard's judgement).
   std::vector<Place> base_order() const {
     std::vector<Place> order;
-    order.reserve(base_keys_.size());
-    for (const std::string& key : base_keys_) order.push_back(copies_.at(key).place);
+    std::vector<bool> emitted(copies_.size(), false);
+    append_once(order, emitted, base_ids_);
     return order;
   }
 
+  // Per run: the plan's run by selection rank; others round-robin over the inputs, so shards
+  // given in shard order interleave back into selection order (a copy seen again is skipped).
   std::vector<Place> run_order() const {
     std::vector<Place> order;
+    std::vector<bool> emitted(copies_.size(), false);
     for (const std::string& run_id : run_ids_) {
       const Run& run = runs_.at(run_id);
-      const std::size_t first = order.size();
-      // Round-robin over the inputs: shards given in shard order interleave back into selection order.
+      std::vector<std::uint32_t> ids;
       std::vector<std::size_t> next(inputs_.size(), 0);
       for (bool taken = true; taken;) {
         taken = false;
         for (std::uint32_t input = 0; input < inputs_.size(); ++input) {
-          if (next[input] >= run.positions[input].size()) continue;
-          order.push_back(Place{input, run.positions[input][next[input]++]});
+          if (next[input] >= run.executions[input].size()) continue;
+          ids.push_back(run.executions[input][next[input]++]);
           taken = true;
         }
       }
-      if (request_.plan && run_id == str((*request_.plan)["runId"])) sort_by_selection(order, first);
+      if (request_.plan && run_id == str((*request_.plan)["runId"]))
+        std::stable_sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) { return copies_[a].rank < copies_[b].rank; });
+      append_once(order, emitted, ids);
     }
     return order;
-  }
-
-  void sort_by_selection(std::vector<Place>& order, std::size_t first) const {
-    std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(first), order.end(), [&](const Place& a, const Place& b) {
-      return plan_rank_[a.input][a.position] < plan_rank_[b.input][b.position];
-    });
   }
 
   const MergeRequest& request_;
@@ -197,11 +203,11 @@ class Merge {
   std::string ledger_version_;
   std::map<std::string, Run> runs_;
   std::vector<std::string> run_ids_;  // in order of first appearance
-  std::unordered_map<std::string, Copy> copies_;  // run id + "\n" + execution key -> the copy kept
-  std::vector<std::string> base_keys_;  // with a base: its executions' keys, in its order
+  std::unordered_map<std::string, std::uint32_t> ids_;  // run id + "\n" + execution key -> index into copies_
+  std::vector<Copy> copies_;                             // of each execution, the copy kept
+  std::vector<std::uint32_t> base_ids_;                  // with a base: its executions, in its order
   std::unordered_map<std::string, std::size_t> ranks_;  // execution key -> selection position (with a plan)
   std::vector<Json> selection_;
-  std::vector<std::vector<std::size_t>> plan_rank_;  // per input and position: selection rank (the plan's run)
   std::size_t duplicates_ = 0, replaced_ = 0;
 };
 

@@ -50,6 +50,11 @@ Shard slurm_shard(const EnvironmentLookup& variable) {
   }
   if (!count) throw Error("--shard auto: neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX is set; set STRATA_SHARD_COUNT");
   if (id < min) throw Error("--shard auto: SLURM_ARRAY_TASK_ID is below SLURM_ARRAY_TASK_MIN");
+  // An array of one task is most often one index re-submitted (`sbatch --array=2`): taken as
+  // shard 0 of 1 it would run the whole plan into that shard's ledger.
+  if (*count == 1)
+    throw Error("--shard auto: the Slurm array has one task (a re-submitted index?); set STRATA_SHARD_COUNT to the number of shards, "
+                "or pass --shard I/N");
   return checked(id - min, *count, "from the Slurm array: SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT");
 }
 
