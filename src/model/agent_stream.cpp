@@ -1,5 +1,8 @@
 #include "strata/model/agent_stream.hpp"
 
+#include "strata/error.hpp"
+#include "strata/model/json_document.hpp"
+
 
 namespace strata::model {
 
@@ -7,6 +10,21 @@ bool AgentStreamReader::count_line(std::string_view line) {
   ++turn_.lines;
   turn_.stream_bytes += line.size() + 1;
   return line.find_first_not_of(" \t\r") != std::string_view::npos;
+}
+
+std::optional<Json> AgentStreamReader::typed_object(std::string_view line, const char* what) {
+  Json value;
+  try {
+    value = parse_json(line);
+  } catch (const Error&) {
+    defect("line " + std::to_string(turn_.lines) + " of the event stream is not JSON");
+    return std::nullopt;
+  }
+  if (!value.is_object() || !value.contains("type") || !value["type"].is_string()) {
+    defect("line " + std::to_string(turn_.lines) + " of the event stream is not " + what);
+    return std::nullopt;
+  }
+  return value;
 }
 
 void AgentStreamReader::defect(std::string why) {

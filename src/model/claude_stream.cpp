@@ -52,17 +52,9 @@ std::string subtype_of(const Json& event) {
 void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
   if (!count_line(line)) return;
   if (line[line.find_first_not_of(" \t\r")] != '{') return;  // debug noise, e.g. "[SandboxDebug] ..."
-  Json event;
-  try {
-    event = parse_json(line);
-  } catch (const Error&) {
-    defect("line " + std::to_string(turn_.lines) + " of the event stream is not JSON");
-    return;
-  }
-  if (!event.contains("type") || !event["type"].is_string()) {
-    defect("line " + std::to_string(turn_.lines) + " of the event stream is not a message");
-    return;
-  }
+  const std::optional<Json> parsed = typed_object(line, "a message");
+  if (!parsed) return;
+  Json event = *parsed;
   const std::string& type = str(event["type"]);
   if (type == "assistant") assistant_message(event, at_ms);
   else if (type == "user") tool_results(event);

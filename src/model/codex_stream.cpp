@@ -20,17 +20,9 @@ bool is_tool_item(const std::string& type) {
 
 void CodexStreamReader::add_line(std::string_view line, double at_ms) {
   if (!count_line(line)) return;
-  Json event;
-  try {
-    event = parse_json(line);
-  } catch (const Error&) {
-    defect("line " + std::to_string(turn_.lines) + " of the event stream is not JSON");
-    return;
-  }
-  if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) {
-    defect("line " + std::to_string(turn_.lines) + " of the event stream is not an event");
-    return;
-  }
+  const std::optional<Json> parsed = typed_object(line, "an event");
+  if (!parsed) return;
+  Json event = *parsed;
   const std::string& type = str(event["type"]);
   if (type == "turn.failed") {
     defect("the turn failed (turn.failed)");

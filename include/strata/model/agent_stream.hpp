@@ -49,6 +49,9 @@ class AgentStreamReader {
  protected:
   // Counts the line; false when it is blank (a blank line carries nothing).
   bool count_line(std::string_view line);
+  // The line as a JSON object with a string "type"; otherwise records the defect (the line is not
+  // JSON, or not `what`: "an event", "a message") and gives nothing.
+  std::optional<Json> typed_object(std::string_view line, const char* what);
   // Records the first defect only: later ones are usually its consequences.
   void defect(std::string why);
   // The size of a member holding text (or, for other JSON, of its serialisation); 0 when absent.
