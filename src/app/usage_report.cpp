@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "strata/model/json_writer.hpp"
+#include "strata/model/python_json_line.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::app {
@@ -42,53 +43,6 @@ bool is_blank(std::string_view line) {
   });
 }
 
-// Python's json module reads NaN, Infinity and -Infinity as floats; nlohmann refuses
-// them. Outside strings, each is replaced by a fractional number, which every check of
-// the report treats exactly like a float (not an int, not a string, not null).
-std::optional<std::string> replace_nonfinite_literals(std::string_view line) {
-  std::string out;
-  bool in_string = false, replaced = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\' && i + 1 < line.size()) {
-        out.push_back(c);
-        out.push_back(line[++i]);
-        continue;
-      }
-      if (c == '"') in_string = false;
-      out.push_back(c);
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (line.substr(i, 3) == "NaN") {
-      out += "0.5";
-      i += 2;
-      replaced = true;
-    } else if (line.substr(i, 8) == "Infinity") {
-      out += "0.5";
-      i += 7;
-      replaced = true;
-    } else {
-      out.push_back(c);
-    }
-  }
-  if (!replaced) return std::nullopt;
-  return out;
-}
-
-std::optional<Json> parse_line(std::string_view line) {
-  // Python refuses a leading byte-order mark ("Unexpected UTF-8 BOM"); nlohmann skips it.
-  if (line.substr(0, 3) == "\xEF\xBB\xBF") return std::nullopt;
-  Json value = Json::parse(line.begin(), line.end(), nullptr, false);
-  if (!value.is_discarded()) return value;
-  if (auto rewritten = replace_nonfinite_literals(line)) {
-    value = Json::parse(*rewritten, nullptr, false);
-    if (!value.is_discarded()) return value;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<JsonlRow> parse_jsonl(std::string_view text, const std::string& display_path,
@@ -103,7 +57,7 @@ std::vector<JsonlRow> parse_jsonl(std::string_view text, const std::string& disp
     start = end + 1;
     ++line_number;
     if (is_blank(line)) continue;
-    std::optional<Json> value = parse_line(line);
+    std::optional<Json> value = model::parse_python_json_line(line);
     if (!value) {
       warnings.push_back("warning: invalid JSON at " + display_path + ":" + std::to_string(line_number));
       continue;

@@ -144,8 +144,12 @@ write_plan() {
   echo "exit $?" | cat "$out/report.json.err" - >>"$out/report.json" && rm "$out/report.json.err"
   "$STRATA" usage report --log-home "$SITE/logs" --last 10 >"$out/report.text" 2>"$out/report.text.err"
   echo "exit $?" | cat "$out/report.text.err" - >>"$out/report.text" && rm "$out/report.text.err"
-  (cd "$SITE" && find . -printf '%y %m %p\n' | LC_ALL=C sort) >"$out/listing"
+  # Strata's state indexes (.<log>.strata-index, a cache only Strata reads) are left out of
+  # the comparison: their modes are listed apart, the logs themselves must match.
+  (cd "$SITE" && find . ! -name '*.strata-index' -printf '%y %m %p\n' | LC_ALL=C sort) >"$out/listing"
+  (cd "$SITE" && find . -name '*.strata-index' -printf '%m %p\n' | LC_ALL=C sort) >"$out/indexes"
   cp -a "$SITE" "$out/site"
+  find "$out/site" -name '*.strata-index' -delete
 }
 
 # compare_plan <sequence> <plan>: everything equals the all-strata and the all-Python plans.
