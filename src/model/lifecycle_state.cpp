@@ -83,21 +83,48 @@ std::optional<std::string> input_error(std::string_view event, const std::option
   return std::nullopt;
 }
 
+namespace {
+
+// The kind of `id` in packed "<id>\t<kind>\n" lines sorted by id, by binary search over
+// byte positions (each probe backs up to the start of its line).
+std::optional<std::string_view> find_packed(std::string_view text, std::string_view id) {
+  std::size_t low = 0, high = text.size();  // line starts in [low, high)
+  while (low < high) {
+    std::size_t middle = low + (high - low) / 2;
+    while (middle > low && text[middle - 1] != '\n') --middle;
+    const std::size_t tab = text.find('\t', middle);
+    const std::size_t end = text.find('\n', middle);
+    if (tab == std::string_view::npos || end == std::string_view::npos || tab > end) return std::nullopt;
+    const std::string_view key = text.substr(middle, tab - middle);
+    if (key == id) return text.substr(tab + 1, end - tab - 1);
+    if (key < id) low = end + 1;
+    else high = middle;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Resource> ResourceState::find(const std::string& id) const {
+  if (const auto it = resources_.find(id); it != resources_.end()) return it->second;
+  if (const auto kind = find_packed(released_text_, id)) return Resource{"released", std::string(*kind)};
+  return std::nullopt;
+}
+
 std::optional<std::string> ResourceState::apply(const std::string& phase, const std::string& id, const std::string& kind) {
-  const auto known = resources_.find(id);
-  if (known == resources_.end()) {
+  const std::optional<Resource> known = find(id);
+  if (!known) {
     if (phase != "acquired") return "resource terminal phase has no acquisition";
     resources_.emplace(id, Resource{phase, kind});
     return std::nullopt;
   }
-  Resource& stored = known->second;
-  if (stored.kind != kind) return "resource_kind does not match its acquisition";
+  if (known->kind != kind) return "resource_kind does not match its acquisition";
   if (phase == "acquired") {
-    if (stored.phase == "acquired") return "active resource_id already has an acquisition; acquire a new resource_id";
+    if (known->phase == "acquired") return "active resource_id already has an acquisition; acquire a new resource_id";
     return "released resource_id cannot be reused; acquire a new resource_id";  // also after cleanup_failed (sic)
   }
-  if (phase == "cleanup_failed" && stored.phase == "released") return "released resource cannot fail cleanup";
-  stored.phase = phase;
+  if (phase == "cleanup_failed" && known->phase == "released") return "released resource cannot fail cleanup";
+  if (known->phase != phase) resources_[id] = Resource{phase, kind};  // (a packed id only meets released again)
   return std::nullopt;
 }
 
@@ -106,6 +133,38 @@ std::vector<std::string> ResourceState::open_ids() const {
   for (const auto& [id, resource] : resources_)
     if (resource.phase != "released") ids.push_back(id);
   return ids;
+}
+
+std::map<std::string, Resource> ResourceState::all() const {
+  std::map<std::string, Resource> out = resources_;
+  for (std::size_t start = 0; start < released_text_.size();) {
+    const std::size_t tab = released_text_.find('\t', start), end = released_text_.find('\n', start);
+    out.emplace(released_text_.substr(start, tab - start), Resource{"released", released_text_.substr(tab + 1, end - tab - 1)});
+    start = end + 1;
+  }
+  return out;
+}
+
+std::map<std::string, Resource> ResourceState::unreleased() const {
+  std::map<std::string, Resource> out;
+  for (const auto& [id, resource] : resources_)
+    if (resource.phase != "released") out.emplace(id, resource);
+  return out;
+}
+
+std::string ResourceState::released_text() const {
+  bool any_new = false;
+  for (const auto& [id, resource] : resources_) any_new = any_new || resource.phase == "released";
+  if (!any_new) return released_text_;
+  std::string out;
+  for (const auto& [id, resource] : all())
+    if (resource.phase == "released") out += id + "\t" + resource.kind + "\n";
+  return out;
+}
+
+void ResourceState::restore(std::map<std::string, Resource> unreleased, std::string released_text) {
+  resources_ = std::move(unreleased);
+  released_text_ = std::move(released_text);
 }
 
 std::optional<std::string> TestRunState::apply(const std::string& phase, const std::string& case_id) {

@@ -84,10 +84,21 @@ void LogDigest::add_line(std::string_view line, std::uint64_t offset) {
   run.lifecycle.read_row(*row);
 }
 
+std::uint64_t LogDigest::stored_offset(std::size_t row) const {
+  std::uint64_t offset = 0;
+  for (int b = 7; b >= 0; --b) offset = (offset << 8) | static_cast<unsigned char>(indexed_ids_[row * 24 + 16 + b]);
+  return offset;
+}
+
 std::optional<std::uint64_t> LogDigest::find(const Uuid& id) const {
-  const auto indexed = std::lower_bound(indexed_ids_.begin(), indexed_ids_.end(), id,
-                                        [](const IdRow& row, const Uuid& key) { return row.id < key; });
-  if (indexed != indexed_ids_.end() && indexed->id == id) return indexed->offset;
+  std::size_t low = 0, high = indexed_ids_.size() / 24;  // rows of the stored table, searched in place
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const int order = std::memcmp(indexed_ids_.data() + middle * 24, id.data(), 16);
+    if (order == 0) return stored_offset(middle);
+    if (order < 0) low = middle + 1;
+    else high = middle;
+  }
   const auto recent = new_ids_.find(id);
   if (recent != new_ids_.end()) return recent->second;
   return std::nullopt;
@@ -108,12 +119,13 @@ nlohmann::json LogDigest::summary() const {
   for (const auto& [id, run] : runs_) {
     nlohmann::json entry = {{"status", run.status}};
     const auto& life = run.lifecycle;
-    if (!life.resources.resources().empty()) {
+    const auto unreleased = life.resources.unreleased();
+    if (!unreleased.empty()) {
       nlohmann::json resources = nlohmann::json::object();
-      for (const auto& [resource_id, resource] : life.resources.resources())
-        resources[resource_id] = {resource.phase, resource.kind};
+      for (const auto& [resource_id, resource] : unreleased) resources[resource_id] = {resource.phase, resource.kind};
       entry["resources"] = std::move(resources);
     }
+    if (std::string released = life.resources.released_text(); !released.empty()) entry["released"] = std::move(released);
     if (life.test_run.active) entry["test_run_active"] = true;
     if (!life.test_run.open_cases.empty()) entry["open_cases"] = life.test_run.open_cases;
     if (life.resources_unverifiable) entry["resources_unverifiable"] = true;
@@ -127,14 +139,24 @@ nlohmann::json LogDigest::summary() const {
 }
 
 std::string LogDigest::id_table() const {
-  std::vector<IdRow> rows = indexed_ids_;
-  for (const auto& [id, offset] : new_ids_) rows.push_back({id, offset});  // disjoint from indexed_ids_ by find()
-  std::sort(rows.begin(), rows.end(), [](const IdRow& a, const IdRow& b) { return a.id < b.id; });
-  std::string out(rows.size() * 24, '\0');
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::memcpy(&out[i * 24], rows[i].id.data(), 16);
-    for (int b = 0; b < 8; ++b) out[i * 24 + 16 + b] = static_cast<char>((rows[i].offset >> (8 * b)) & 0xFF);
+  // New ids are disjoint from the stored ones (find() before each insert): merge two sorted runs.
+  std::vector<IdRow> added;
+  for (const auto& [id, offset] : new_ids_) added.push_back({id, offset});
+  std::sort(added.begin(), added.end(), [](const IdRow& a, const IdRow& b) { return a.id < b.id; });
+  std::string out;
+  out.reserve(indexed_ids_.size() + added.size() * 24);
+  const auto append_row = [&out](const IdRow& row) {
+    out.append(reinterpret_cast<const char*>(row.id.data()), 16);
+    for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((row.offset >> (8 * b)) & 0xFF));
+  };
+  std::size_t stored = 0;
+  const std::size_t stored_rows = indexed_ids_.size() / 24;
+  for (const IdRow& row : added) {
+    while (stored < stored_rows && std::memcmp(indexed_ids_.data() + stored * 24, row.id.data(), 16) < 0)
+      out.append(indexed_ids_.substr(stored++ * 24, 24));
+    append_row(row);
   }
+  out.append(indexed_ids_.substr(stored * 24));
   return out;
 }
 
@@ -148,9 +170,11 @@ std::optional<LogDigest> LogDigest::restore(const nlohmann::json& summary, std::
       RunDigest run;
       run.status = entry.at("status").get<std::string>();
       auto& life = run.lifecycle;
+      std::map<std::string, model::lifecycle::Resource> unreleased;
       if (entry.contains("resources"))
         for (const auto& [resource_id, pair] : entry["resources"].items())
-          life.resources.restore(resource_id, {pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+          unreleased[resource_id] = {pair.at(0).get<std::string>(), pair.at(1).get<std::string>()};
+      life.resources.restore(std::move(unreleased), entry.value("released", std::string()));
       life.test_run.active = entry.value("test_run_active", false);
       if (entry.contains("open_cases")) life.test_run.open_cases = entry["open_cases"].get<std::set<std::string>>();
       life.resources_unverifiable = entry.value("resources_unverifiable", false);
@@ -158,14 +182,9 @@ std::optional<LogDigest> LogDigest::restore(const nlohmann::json& summary, std::
       digest.runs_.emplace(id, std::move(run));
     }
     if (id_table.size() % 24 != 0) return std::nullopt;
-    digest.indexed_ids_.resize(id_table.size() / 24);
-    for (std::size_t i = 0; i < digest.indexed_ids_.size(); ++i) {
-      IdRow& row = digest.indexed_ids_[i];
-      std::memcpy(row.id.data(), id_table.data() + i * 24, 16);
-      row.offset = 0;
-      for (int b = 7; b >= 0; --b) row.offset = (row.offset << 8) | static_cast<unsigned char>(id_table[i * 24 + 16 + b]);
-      if (i > 0 && !(digest.indexed_ids_[i - 1].id < row.id)) return std::nullopt;  // must be sorted, unique
-    }
+    // Searched in place (a write touches a few of its pages, not 24 bytes per event); the
+    // index is fsynced before its rename, so its length check is what guards a damaged one.
+    digest.indexed_ids_ = id_table;
     return digest;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

@@ -46,7 +46,8 @@ class LogDigest {
   // 24 bytes per row: 16-byte UUID, 8-byte little-endian offset).
   nlohmann::json summary() const;
   std::string id_table() const;
-  // The inverse; nullopt when the stored form is damaged.
+  // The inverse; nullopt when the stored form is damaged. The id table is searched in
+  // place, not copied: `id_table` must outlive the digest (state_index maps the file).
   static std::optional<LogDigest> restore(const nlohmann::json& summary, std::string_view id_table);
 
  private:
@@ -60,12 +61,13 @@ class LogDigest {
   };
   static std::optional<Uuid> parse_uuid(std::string_view text);
   std::optional<std::uint64_t> find(const Uuid& id) const;
+  std::uint64_t stored_offset(std::size_t row) const;
 
   bool undecodable_ = false;
   bool unparseable_ = false;
   std::optional<std::string> latest_run_;
   std::map<std::string, RunDigest> runs_;
-  std::vector<IdRow> indexed_ids_;                         // from the state index, sorted by id
+  std::string_view indexed_ids_;  // the state index's id table as stored: 24-byte rows sorted by id
   std::unordered_map<Uuid, std::uint64_t, UuidHash> new_ids_;  // folded since
 };
 

@@ -5,11 +5,13 @@
 #include "state_index.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "event_log_internal.hpp"
 #include "strata/model/python_json_line.hpp"
@@ -60,14 +62,15 @@ std::optional<std::string> seal_of(int fd, std::uint64_t end) {
   return hex;
 }
 
-std::string read_whole_file(const std::string& path) {
+// The whole file mapped read-only, or {nullptr, 0} when it is missing, empty or unreadable.
+std::pair<void*, std::size_t> map_file(const std::string& path) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  std::string out;
-  if (fd.get() < 0) return out;
   struct stat info {};
-  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return out;
-  if (read_at(fd.get(), 0, static_cast<std::size_t>(info.st_size), out) != 0) out.clear();
-  return out;
+  if (fd.get() < 0 || ::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode) || info.st_size == 0) return {nullptr, 0};
+  const auto size = static_cast<std::size_t>(info.st_size);
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (address == MAP_FAILED) return {nullptr, 0};
+  return {address, size};
 }
 
 }  // namespace
@@ -76,6 +79,30 @@ IndexedLog::IndexedLog(std::string log_path, bool private_file)
     : log_path_(std::move(log_path)), private_file_(private_file) {
   const std::size_t slash = log_path_.rfind('/');
   index_path_ = log_path_.substr(0, slash + 1) + "." + log_path_.substr(slash + 1) + ".strata-index";
+}
+
+IndexedLog& IndexedLog::operator=(IndexedLog&& other) noexcept {
+  if (this == &other) return *this;
+  if (index_map_ != nullptr) ::munmap(index_map_, index_map_size_);
+  log_path_ = std::move(other.log_path_);
+  index_path_ = std::move(other.index_path_);
+  private_file_ = other.private_file_;
+  read_error_ = other.read_error_;
+  used_index_ = other.used_index_;
+  index_stale_ = other.index_stale_;
+  device_ = other.device_;
+  inode_ = other.inode_;
+  covered_ = other.covered_;
+  index_covered_ = other.index_covered_;
+  digest_ = std::move(other.digest_);
+  with_partial_line_ = std::move(other.with_partial_line_);
+  index_map_ = std::exchange(other.index_map_, nullptr);  // the digests' views stay valid
+  index_map_size_ = std::exchange(other.index_map_size_, 0);
+  return *this;
+}
+
+IndexedLog::~IndexedLog() {
+  if (index_map_ != nullptr) ::munmap(index_map_, index_map_size_);
 }
 
 void IndexedLog::load() {
@@ -95,11 +122,13 @@ void IndexedLog::load() {
   inode_ = static_cast<std::uint64_t>(info.st_ino);
   const auto size = static_cast<std::uint64_t>(info.st_size);
 
-  const std::string index = read_whole_file(index_path_);
+  const auto [address, length] = map_file(index_path_);
+  index_map_ = address;
+  index_map_size_ = length;
+  const std::string_view index(static_cast<const char*>(address), length);
   const std::size_t header_end = index.find('\n', kIndexMagic.size());
-  if (index.compare(0, kIndexMagic.size(), kIndexMagic) == 0 && header_end != std::string::npos) {
-    const auto header = nlohmann::json::parse(index.begin() + static_cast<std::ptrdiff_t>(kIndexMagic.size()),
-                                              index.begin() + static_cast<std::ptrdiff_t>(header_end), nullptr, false);
+  if (index.substr(0, kIndexMagic.size()) == kIndexMagic && header_end != std::string_view::npos) {
+    const auto header = nlohmann::json::parse(index.begin() + kIndexMagic.size(), index.begin() + header_end, nullptr, false);
     if (header.is_object() && header.value("device", std::uint64_t{0}) == device_ &&
         header.value("inode", std::uint64_t{0}) == inode_ && header.value("log_size", size + 1) <= size &&
         header.contains("seal") && header.contains("digest") &&
@@ -107,7 +136,7 @@ void IndexedLog::load() {
       const auto covered = header["log_size"].get<std::uint64_t>();
       const auto seal = seal_of(fd.get(), covered);
       if (seal && header["seal"] == *seal) {
-        if (auto stored = LogDigest::restore(header["digest"], std::string_view(index).substr(header_end + 1))) {
+        if (auto stored = LogDigest::restore(header["digest"], index.substr(header_end + 1))) {
           digest_ = std::move(*stored);
           covered_ = index_covered_ = covered;
           used_index_ = true;
@@ -199,8 +228,10 @@ void IndexedLog::save(int fd) const {
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
-  // A cache needs no fsync: a lost or torn index fails its checks and costs one full read.
-  const bool written = done == content.size() && ::fchmod(out.get(), mode) == 0 && ::close(out.release()) == 0;
+  // fsync before the rename: after a crash the index is the old one or the whole new one,
+  // never a torn table that would pass the length check (it is rewritten rarely, see above).
+  const bool written = done == content.size() && ::fchmod(out.get(), mode) == 0 && ::fsync(out.get()) == 0 &&
+                       ::close(out.release()) == 0;
   if (!written || ::rename(temp.c_str(), index_path_.c_str()) != 0) ::unlink(temp.c_str());
 }
 

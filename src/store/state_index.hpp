@@ -5,8 +5,8 @@
 // the bytes appended since, by Strata or by any other writer, instead of the whole log; a
 // missing, damaged or stale index (the log replaced, truncated, or its sealed bytes
 // changed) means a full read, as does the first write on a log. Reads and writes happen
-// under the writer's locks; the index is a cache (written through a temporary file and a
-// rename, not fsynced), so losing it costs one full read and never changes an answer.
+// under the writer's locks; the index is a cache (written through a temporary file, fsync and
+// a rename), so losing it costs one full read and never changes an answer.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +18,11 @@ namespace strata::store::event_log {
 class IndexedLog {
  public:
   IndexedLog() = default;
+  IndexedLog(IndexedLog&& other) noexcept { *this = std::move(other); }
+  IndexedLog& operator=(IndexedLog&& other) noexcept;
+  IndexedLog(const IndexedLog&) = delete;
+  IndexedLog& operator=(const IndexedLog&) = delete;
+  ~IndexedLog();
   // `private_file`: the index gets mode 0600 (files of the log home), else 0644.
   IndexedLog(std::string log_path, bool private_file);
 
@@ -53,6 +58,11 @@ class IndexedLog {
   std::uint64_t index_covered_ = 0;    // what the index file on disk covers
   LogDigest digest_;
   std::optional<LogDigest> with_partial_line_;  // digest_ plus an unterminated last line
+  // The index file, mapped read-only: the digest searches its id table in place, and only
+  // the pages a lookup touches are read (copying a table of 100,000 ids cost more than the
+  // whole rest of a write).
+  void* index_map_ = nullptr;
+  std::size_t index_map_size_ = 0;
 };
 
 }  // namespace strata::store::event_log

@@ -33,17 +33,30 @@ struct Resource {
 };
 
 // §2.3: resource_id -> its last phase and the kind it was acquired with.
+//
+// A released resource never changes again (it can be released again, nothing else), and a
+// long run may have released many thousands: those restored from a state index stay in one
+// packed text ("<id>\t<kind>\n" lines sorted by id) searched in place, so that loading a
+// run's state does not rebuild a map of every resource it ever held.
 class ResourceState {
  public:
   // Applies one resource event. On refusal returns the spec's message and changes nothing.
   std::optional<std::string> apply(const std::string& phase, const std::string& id, const std::string& kind);
   // Ids still held (acquired or cleanup_failed), sorted by code point.
   std::vector<std::string> open_ids() const;
-  const std::map<std::string, Resource>& resources() const { return resources_; }
-  void restore(std::string id, Resource resource) { resources_[std::move(id)] = std::move(resource); }
+  // Every resource, sorted by id (the packed ones included).
+  std::map<std::string, Resource> all() const;
+
+  // The stored form: the resources not released, and the packed text of the released ones.
+  std::map<std::string, Resource> unreleased() const;
+  std::string released_text() const;
+  void restore(std::map<std::string, Resource> unreleased, std::string released_text);
 
  private:
-  std::map<std::string, Resource> resources_;
+  std::optional<Resource> find(const std::string& id) const;
+
+  std::map<std::string, Resource> resources_;  // everything not in released_text_
+  std::string released_text_;
 };
 
 // §2.4: at most one active invocation per run and the cases started but not finished.
