@@ -540,6 +540,7 @@ UsageReport build_usage_report(const UsageReportOptions& options) {
   if (is_file(index_path)) runs = select_runs(read_jsonl_file(index_path, warnings), options.last);
 
   UsageTally tally(warnings);
+  std::vector<RunLifecycleReport> lifecycle;
   for (const RunRef& run : runs) {
     const fs::path log_path = resolve_path(home / run.log_file);
     const bool inside = is_within(log_path, home);
@@ -548,9 +549,14 @@ UsageReport build_usage_report(const UsageReportOptions& options) {
       warnings.push_back("warning: missing run log for " + run.run_id);
       continue;
     }
-    tally.add_run(run.run_id, log_path.string(), read_jsonl_file(log_path, warnings));
+    const std::size_t warned = warnings.size();
+    const std::vector<JsonlRow> rows = read_jsonl_file(log_path, warnings);
+    if (auto open = run_lifecycle(run.run_id, run.done, rows, warnings.size() != warned)) lifecycle.push_back(std::move(*open));
+    tally.add_run(run.run_id, log_path.string(), rows);
   }
-  return tally.finish(runs.size());
+  UsageReport report = tally.finish(runs.size());
+  report.lifecycle = std::move(lifecycle);
+  return report;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -664,6 +670,10 @@ std::string format_usage_report_json(const UsageReport& report) {
     o.field("source", g.source);
     o.count("claims", g.claims);
   });
+  if (!report.lifecycle.empty()) {  // only then: a report without it stays the reference's bytes
+    root.key("lifecycle");
+    out += lifecycle_json(report.lifecycle);
+  }
   root.close();
   return out;
 }
@@ -695,6 +705,7 @@ std::vector<std::string> format_usage_report_text(const UsageReport& report) {
     lines.push_back("- unresolved: " + g.workflow + "/" + g.stage + " | " + g.role + " | " + g.adapter + " | " +
                     g.requested_model + " | claims " + n(g.claims));
   }
+  for (std::string& line : lifecycle_text(report.lifecycle)) lines.push_back(std::move(line));
   lines.push_back("- 缺失 usage 保持 unavailable；未完成 claim 单独报告且不计调用/Token；未推测缺失用量，也未换算费用。");
   return lines;
 }
