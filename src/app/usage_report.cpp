@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "strata/model/json_writer.hpp"
+#include "strata/model/python_json_line.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::app {
@@ -42,53 +43,6 @@ bool is_blank(std::string_view line) {
   });
 }
 
-// Python's json module reads NaN, Infinity and -Infinity as floats; nlohmann refuses
-// them. Outside strings, each is replaced by a fractional number, which every check of
-// the report treats exactly like a float (not an int, not a string, not null).
-std::optional<std::string> replace_nonfinite_literals(std::string_view line) {
-  std::string out;
-  bool in_string = false, replaced = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_string) {
-      if (c == '\\' && i + 1 < line.size()) {
-        out.push_back(c);
-        out.push_back(line[++i]);
-        continue;
-      }
-      if (c == '"') in_string = false;
-      out.push_back(c);
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (line.substr(i, 3) == "NaN") {
-      out += "0.5";
-      i += 2;
-      replaced = true;
-    } else if (line.substr(i, 8) == "Infinity") {
-      out += "0.5";
-      i += 7;
-      replaced = true;
-    } else {
-      out.push_back(c);
-    }
-  }
-  if (!replaced) return std::nullopt;
-  return out;
-}
-
-std::optional<Json> parse_line(std::string_view line) {
-  // Python refuses a leading byte-order mark ("Unexpected UTF-8 BOM"); nlohmann skips it.
-  if (line.substr(0, 3) == "\xEF\xBB\xBF") return std::nullopt;
-  Json value = Json::parse(line.begin(), line.end(), nullptr, false);
-  if (!value.is_discarded()) return value;
-  if (auto rewritten = replace_nonfinite_literals(line)) {
-    value = Json::parse(*rewritten, nullptr, false);
-    if (!value.is_discarded()) return value;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<JsonlRow> parse_jsonl(std::string_view text, const std::string& display_path,
@@ -103,7 +57,7 @@ std::vector<JsonlRow> parse_jsonl(std::string_view text, const std::string& disp
     start = end + 1;
     ++line_number;
     if (is_blank(line)) continue;
-    std::optional<Json> value = parse_line(line);
+    std::optional<Json> value = model::parse_python_json_line(line);
     if (!value) {
       warnings.push_back("warning: invalid JSON at " + display_path + ":" + std::to_string(line_number));
       continue;
@@ -586,6 +540,7 @@ UsageReport build_usage_report(const UsageReportOptions& options) {
   if (is_file(index_path)) runs = select_runs(read_jsonl_file(index_path, warnings), options.last);
 
   UsageTally tally(warnings);
+  std::vector<RunLifecycleReport> lifecycle;
   for (const RunRef& run : runs) {
     const fs::path log_path = resolve_path(home / run.log_file);
     const bool inside = is_within(log_path, home);
@@ -594,9 +549,14 @@ UsageReport build_usage_report(const UsageReportOptions& options) {
       warnings.push_back("warning: missing run log for " + run.run_id);
       continue;
     }
-    tally.add_run(run.run_id, log_path.string(), read_jsonl_file(log_path, warnings));
+    const std::size_t warned = warnings.size();
+    const std::vector<JsonlRow> rows = read_jsonl_file(log_path, warnings);
+    if (auto open = run_lifecycle(run.run_id, run.done, rows, warnings.size() != warned)) lifecycle.push_back(std::move(*open));
+    tally.add_run(run.run_id, log_path.string(), rows);
   }
-  return tally.finish(runs.size());
+  UsageReport report = tally.finish(runs.size());
+  report.lifecycle = std::move(lifecycle);
+  return report;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -710,6 +670,10 @@ std::string format_usage_report_json(const UsageReport& report) {
     o.field("source", g.source);
     o.count("claims", g.claims);
   });
+  if (!report.lifecycle.empty()) {  // only then: a report without it stays the reference's bytes
+    root.key("lifecycle");
+    out += lifecycle_json(report.lifecycle);
+  }
   root.close();
   return out;
 }
@@ -741,6 +705,7 @@ std::vector<std::string> format_usage_report_text(const UsageReport& report) {
     lines.push_back("- unresolved: " + g.workflow + "/" + g.stage + " | " + g.role + " | " + g.adapter + " | " +
                     g.requested_model + " | claims " + n(g.claims));
   }
+  for (std::string& line : lifecycle_text(report.lifecycle)) lines.push_back(std::move(line));
   lines.push_back("- 缺失 usage 保持 unavailable；未完成 claim 单独报告且不计调用/Token；未推测缺失用量，也未换算费用。");
   return lines;
 }

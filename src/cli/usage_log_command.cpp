@@ -31,8 +31,16 @@ constexpr const char* kFlagsHelp =
 
 constexpr int kUsageExit = 2;
 
+// An argument-parser error as argparse prints it: the usage line, then "<prog>: error: ...".
+// The usage line comes first so that a parser error never reads like a writer refusal
+// ("cm-log-event: <message>"); usage-lifecycle spec §4 relies on that for --status-only.
 int usage_error(const std::string& message) {
-  std::cerr << program_name("usage log") << ": " << message << "\n";
+  const std::string prog = program_name("usage log");
+  std::cerr << "usage: " << prog
+            << " [-h] --workflow WORKFLOW --event EVENT [--phase PHASE] --runtime RUNTIME [--project PROJECT]"
+               " [--project-root PROJECT_ROOT] [--specs-dir SPECS_DIR] [--run-id RUN_ID] [--at AT] --detail DETAIL"
+               " [--data-json DATA_JSON]\n"
+            << prog << ": error: " << message << "\n";
   return kUsageExit;
 }
 

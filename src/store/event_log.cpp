@@ -1,11 +1,9 @@
 // The decide-and-write sequence of the CM event-log writer, Shape A (usage-boundary spec
-// §2.4, §2.6, §2.8, §2.9): validate, lock (project then global), select the run, check the
-// claim/completion state, append to the project log, mirror into the private global log
-// and index, replace the run pointer, report one ASCII-only JSON line.
+// §2.4, §2.6, §2.8, §2.9; usage-lifecycle spec §2.1): validate, lock (project then global),
+// select the run, check the lifecycle and the claim/completion state, append to the project
+// log, mirror into the private global log and index, replace the run pointer, report one
+// ASCII-only JSON line. The logs are read through their state indexes (state_index.hpp).
 #include "strata/store/event_log.hpp"
-
-#include <dirent.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,6 +11,9 @@
 #include <map>
 
 #include "event_log_internal.hpp"
+#include "lifecycle_gate.hpp"
+#include "run_selection.hpp"
+#include "state_index.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::store {
@@ -67,24 +68,6 @@ std::vector<std::string> call_identity(const OrderedJson& row) {
   return identity;
 }
 
-std::string utc_stamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
-  return text;
-}
-
-std::optional<OrderedJson> load_pointer(const std::string& path) {
-  if (!is_regular_file(path)) return std::nullopt;
-  const auto rows = read_jsonl_objects(path);  // a pointer is one JSON object + LF
-  if (rows.size() != 1) return std::nullopt;
-  const auto it = rows.front().find("run_id");
-  if (it == rows.front().end() || !it->is_string() || !is_run_id(it->get_ref<const std::string&>())) return std::nullopt;
-  return rows.front();
-}
-
 class Writer {
  public:
   Writer(const LogEventArgs& args, LogEventOutcome& outcome) : args_(args), out_(outcome) {}
@@ -97,13 +80,21 @@ class Writer {
     if (specs()) project_log_ = *v_.specs_dir + "/" + std::string(kProjectLogName);
 
     if (!take_locks()) return;
-    select_run();
-    if (!specs()) global_log_ = select_global_log(v_.at.month);
+    if (specs()) {
+      pointer_ = load_pointer(*v_.specs_dir + "/" + std::string(kPointerName));
+      project_ = IndexedLog(project_log_, false);
+      project_.load();
+    }
+    const RunChoice run = select_run(v_, pointer_, specs() ? &project_.digest() : nullptr);
+    run_id_ = run.run_id;
+    new_run_ = run.new_run;
+    if (!specs()) load_global_log(select_global_log(home_, run_id_, pointer_, v_.at.month));
     build_record();
-    authoritative_rows_ = read_jsonl_objects(specs() ? project_log_ : global_log_);
+    check_lifecycle(v_, run_id_, event_id_, specs() ? project_ : global_);
     check_call_state();
     if (!write_project_log()) return;
-    if (specs()) global_log_ = select_global_log(at_.month);  // after the project append (spec §6.9)
+    // after the project append (boundary spec §6.9)
+    if (specs()) global_log_ = select_global_log(home_, run_id_, pointer_, at_.month);
     if (!write_global_mirror()) return;
     if (!write_pointer()) return;
     report();
@@ -111,6 +102,12 @@ class Writer {
 
  private:
   bool specs() const { return v_.specs_dir.has_value(); }
+
+  void load_global_log(const std::string& path) {
+    global_log_ = path;
+    global_ = IndexedLog(path, true);
+    global_.load();
+  }
 
   bool fail(int code, std::string message) {
     out_.exit_code = code;
@@ -134,80 +131,6 @@ class Writer {
       global_lock_error_ = e;  // the mirror step degrades with this error
     }
     return true;
-  }
-
-  // §2.6.
-  void select_run() {
-    if (specs()) pointer_ = load_pointer(*v_.specs_dir + "/" + std::string(kPointerName));
-    std::optional<std::string> latest;
-    std::map<std::string, std::string> states;
-    for (const auto& row : specs() ? read_jsonl_objects(project_log_) : std::vector<OrderedJson>{}) {
-      const auto run = row.find("run_id");
-      const auto event = row.find("event");
-      if (run == row.end() || !run->is_string() || !is_run_id(run->get_ref<const std::string&>())) continue;
-      if (event == row.end() || !event->is_string()) continue;
-      const std::string& id = run->get_ref<const std::string&>();
-      latest = id;
-      if (*event == "run_start") states[id] = "running";
-      else if (is_terminal(event->get<std::string>())) states[id] = "done";
-      else states.emplace(id, "running");
-    }
-    const bool terminal = is_terminal(v_.event);
-    const auto state_of = [&](const std::string& id) { return states.count(id) ? states[id] : std::string(); };
-    if (v_.run_id) {
-      run_id_ = *v_.run_id;
-      new_run_ = v_.event == "run_start";
-      return;
-    }
-    if (pointer_) {
-      const std::string id = (*pointer_)["run_id"].get<std::string>();
-      if (string_equals(*pointer_, "status", "running") && state_of(id) != "done") return use_run(id);
-      if (string_equals(*pointer_, "status", "done") && terminal) return use_run(id);
-    }
-    if (latest && state_of(*latest) == "running") return use_run(*latest);
-    if (latest && state_of(*latest) == "done" && terminal) return use_run(*latest);
-    run_id_ = utc_stamp() + "-" + random_hex(8);
-    new_run_ = true;
-  }
-
-  void use_run(const std::string& id) {
-    run_id_ = id;
-    new_run_ = false;
-  }
-
-  // §2.3 global run-file selection.
-  std::string select_global_log(const std::string& month) const {
-    const std::string name = run_id_ + ".jsonl";
-    const std::string runs = home_ + "/runs";
-    if (pointer_ && string_equals(*pointer_, "run_id", run_id_)) {
-      const auto raw = pointer_->find("global_log");
-      if (raw != pointer_->end() && raw->is_string()) {
-        const std::string candidate = resolve_path(raw->get_ref<const std::string&>());
-        const std::string prefix = runs + "/";
-        if (candidate.compare(0, prefix.size(), prefix) == 0) {
-          const std::string rest = candidate.substr(prefix.size());  // NNNN-NN/<run>.jsonl
-          const bool month_dir = rest.size() > 8 && rest[4] == '-' && rest[7] == '/' &&
-                                 std::all_of(rest.begin(), rest.begin() + 7, [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
-          if (month_dir && rest.substr(8) == name) return candidate;
-        }
-      }
-    }
-    std::vector<std::string> matches;
-    if (DIR* dir = ::opendir(runs.c_str())) {
-      while (const dirent* entry = ::readdir(dir)) {
-        const std::string entry_name = entry->d_name;
-        if (entry_name == "." || entry_name == "..") continue;
-        const std::string candidate = runs + "/" + entry_name + "/" + name;
-        struct stat info {};
-        if (::stat(candidate.c_str(), &info) == 0) matches.push_back(candidate);
-      }
-      ::closedir(dir);
-    }
-    std::sort(matches.begin(), matches.end());
-    if (matches.size() > 1)
-      throw UsageError("multiple global log files found for run_id " + run_id_ + "; repair the local mirror before continuing");
-    if (matches.size() == 1) return resolve_path(matches.front());
-    return runs + "/" + month + "/" + name;
   }
 
   // `log_file` of the index: the run file relative to the home.
@@ -243,9 +166,11 @@ class Writer {
   // §2.8, against the authoritative log.
   void check_call_state() const {
     if (v_.event != "model_usage" && v_.event != "model_call") return;
+    // Whole rows are needed here (the claim's identity); model events are few per run.
+    const std::vector<OrderedJson> rows = read_jsonl_objects(specs() ? project_log_ : global_log_);
     const std::string call_id = v_.data["call_id"].get<std::string>();
-    const OrderedJson* usage = find_call_row(authoritative_rows_, run_id_, call_id, false);
-    const OrderedJson* claim = find_call_row(authoritative_rows_, run_id_, call_id, true);
+    const OrderedJson* usage = find_call_row(rows, run_id_, call_id, false);
+    const OrderedJson* claim = find_call_row(rows, run_id_, call_id, true);
     if (v_.event == "model_usage") {
       if (usage != nullptr && !string_equals(*usage, "event_id", event_id_))
         throw UsageError("model_usage call_id already used with different payload");
@@ -263,7 +188,7 @@ class Writer {
   // §2.9 step 1. A duplicate's stored row (with its original `at`) is what gets mirrored.
   bool write_project_log() {
     if (!specs()) return true;
-    if (const OrderedJson* stored = find_event(authoritative_rows_, event_id_)) {
+    if (const auto stored = project_.row_with_event_id(event_id_)) {
       project_duplicate_ = true;
       record_ = *stored;
       const auto at = stored->find("at");
@@ -281,6 +206,7 @@ class Writer {
     } catch (const OsError& e) {
       return fail(1, "authoritative project log write failed: " + e.type());
     }
+    project_.after_append();
     return true;
   }
 
@@ -333,8 +259,12 @@ class Writer {
       ensure_private_directory(home_);
       ensure_private_directory(home_ + "/runs");
       ensure_private_directory(global_log_.substr(0, global_log_.rfind('/')));
-      global_duplicate_ = log_has_event(global_log_, event_id_);
-      if (!global_duplicate_) append_line(global_log_, line_of(record_), true);
+      if (global_.path() != global_log_) load_global_log(global_log_);
+      global_duplicate_ = global_.digest().event_offset(event_id_).has_value();
+      if (!global_duplicate_) {
+        append_line(global_log_, line_of(record_), true);
+        global_.after_append();
+      }
       const std::string index_path = home_ + "/index.jsonl";
       if (new_run_ && !index_has_status(read_jsonl_objects(index_path), run_id_, "running"))
         append_line(index_path, line_of(index_row("running")), true);
@@ -419,7 +349,7 @@ class Writer {
   Timestamp at_;
   OrderedJson record_;
   std::string event_id_;
-  std::vector<OrderedJson> authoritative_rows_;
+  IndexedLog project_, global_;  // the project log and the global run file, read through their state indexes
   bool project_duplicate_ = false, global_duplicate_ = false, global_written_ = false, degraded_ = false;
   std::optional<bool> pointer_written_;
 };

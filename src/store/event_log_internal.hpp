@@ -3,7 +3,11 @@
 //   event_log_json.cpp        Python-compatible JSON text, strict --data-json parsing, UUIDv5
 //   event_log_validation.cpp  the §2.2 / §2.5 / §2.7 checks, --at, paths (no writes)
 //   event_log_files.cpp       flock locks, appends with fsync, JSONL scans, atomic pointer
-//   event_log.cpp             the decide-and-write sequence (§2.6, §2.8, §2.9)
+//   event_log.cpp             the decide-and-write sequence (§2.8, §2.9)
+//   run_selection.cpp         run selection (§2.6) and the global run file (§2.3)
+//   lifecycle_gate.cpp        resource / test_run refusals and completion gating (usage-lifecycle.md)
+//   log_digest.cpp            what one pass over a log establishes (ids, runs, lifecycle state)
+//   state_index.cpp           a log read through the state index kept beside it
 #include <cstddef>
 #include <optional>
 #include <stdexcept>

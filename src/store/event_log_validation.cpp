@@ -10,6 +10,7 @@
 #include <string>
 
 #include "event_log_internal.hpp"
+#include "strata/model/lifecycle_state.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::store::event_log {
@@ -355,7 +356,8 @@ ValidatedEvent validate_event(const LogEventArgs& args) {
   out.detail = args.detail;
 
   out.data = parse_data_json(args.data_json.value_or("{}"), out.event);
-  // resource and test_run lifecycle rules are out of scope: they are written as generic events.
+  // usage-lifecycle spec §1.2: after the generic --data-json rules, before the model rules.
+  if (auto lifecycle_error = model::lifecycle::input_error(out.event, out.phase, out.data)) throw UsageError(*lifecycle_error);
   if (out.event == "model_usage") validate_model_usage(out.phase, out.data);
   if (out.event == "model_call") validate_model_call(out.phase, out.data);
 

@@ -123,14 +123,16 @@ expect_file_absent "$H" "62 log home"
 # ---- 63: the log home is a regular file ----
 fresh t63
 echo "not a directory" >"$H"
+# start, then complete: the test_run lifecycle (usage-lifecycle.md) refuses a second start
 for detail in first second; do
-  run usage log --workflow cm-prd --event test_run --phase start --runtime codex --project-root "$P" \
+  [ "$detail" = first ] && phase=start || phase=complete
+  run usage log --workflow cm-prd --event test_run --phase $phase --runtime codex --project-root "$P" \
     --specs-dir "$S" --run-id adapter-fixture-0001 --detail "$detail"
   expect_code 0 "63 specs mode exit ($detail)"
   expect_err_has "strata usage log: global mirror unavailable; project log retained" "63 stderr ($detail)"
   expect_true 'py "o[\"global_written\"] is False and o[\"degraded\"] is True"' "63 stdout ($detail)"
 done
-expect_true '[ "$(python3 -c "import json,sys; print([(r[\"event\"], r.get(\"phase\")) for r in map(json.loads, open(sys.argv[1]))])" "$S/运行日志.jsonl")" = "[('"'"'test_run'"'"', '"'"'start'"'"'), ('"'"'degrade'"'"', '"'"'global_log'"'"'), ('"'"'test_run'"'"', '"'"'start'"'"')]" ]' "63 project log [test_run, degrade, test_run]"
+expect_true '[ "$(python3 -c "import json,sys; print([(r[\"event\"], r.get(\"phase\")) for r in map(json.loads, open(sys.argv[1]))])" "$S/运行日志.jsonl")" = "[('"'"'test_run'"'"', '"'"'start'"'"'), ('"'"'degrade'"'"', '"'"'global_log'"'"'), ('"'"'test_run'"'"', '"'"'complete'"'"')]" ]' "63 project log [test_run, degrade, test_run]"
 run usage log --workflow cm-prd --event progress --runtime codex --run-id adapter-fixture-0001 --detail x
 expect_code 1 "63 global-only exit"
 expect_err_has "global-only log lock failed: FileExistsError" "63 global-only message"
@@ -187,8 +189,17 @@ bad_input "80 8193 bytes" "--data-json cannot exceed 8192 UTF-8 bytes" usage log
 bad_input "80 reserved" "cannot override reserved fields: run_id" usage log --workflow w --event e --runtime r --detail x \
   --data-json '{"run_id":"x"}'
 bad_input "80 run id" "invalid --run-id" usage log --workflow w --event e --runtime r --detail x --run-id abc
-bad_input "usage error exits 2" "the following arguments are required: --runtime, --detail" usage log --workflow w --event e
-bad_input "unknown flag exits 2" "unrecognized arguments: --bogus" usage log --workflow w --event e --runtime r --detail x --bogus
+# argparse's form: a usage line, then "<prog>: error: <message>" (usage-lifecycle spec §4)
+for case in "usage error exits 2|the following arguments are required: --runtime, --detail|--workflow w --event e" \
+  "unknown flag exits 2|unrecognized arguments: --bogus|--workflow w --event e --runtime r --detail x --bogus"; do
+  IFS='|' read -r name message flags <<<"$case"
+  # shellcheck disable=SC2086
+  run usage log $flags
+  expect_code 2 "$name"
+  expect_out_empty "$name"
+  expect_err_lines 2 "$name"
+  expect_true '[ "$(tail -1 "$WORK/stderr")" = "strata usage log: error: $message" ] && head -1 "$WORK/stderr" | grep -q "^usage: strata usage log "' "$name: usage line, then the error"
+done
 
 # ---- a project lock held by another process for 1 s: the write waits, then succeeds ----
 fresh lock

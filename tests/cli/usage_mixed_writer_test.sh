@@ -129,6 +129,30 @@ report44() {
   emit "${b[@]}" --workflow cm-ai --event run_done --phase complete --at 2026-08-06T11:30:00+00:00 --detail "usage fixture B done"
 }
 
+
+# lifecycle: resources and a test run (usage-lifecycle.md) in one specs-mode run; only
+# run_start names the run. Four completions are tried while something is open and refused
+# (nothing written); a reuse of a released id is refused. Whichever writer wrote the rows,
+# each writer derives the same state from them, so every plan refuses the same events with
+# the same messages and writes the same bytes.
+LIFECYCLE_EVENTS=12
+lifecycle() {
+  local p=(--workflow cm-qa --runtime claude --project-root "$SITE/project" --specs-dir "$SITE/规格")
+  local vm='{"resource_id":"vm-1","resource_kind":"vm","cleanup_required":true}' db='{"resource_id":"db-2","resource_kind":"db","cleanup_required":true}'
+  emit "${p[@]}" --event run_start --run-id mixed-life-0001 --at 2026-08-06T09:00:00+08:00 --detail "生命周期 started"
+  emit "${p[@]}" --event resource --phase acquired --at 2026-08-06T09:00:01+08:00 --detail "vm up" --data-json "${vm%\}},\"pid\":4242}"
+  emit "${p[@]}" --event resource --phase acquired --at 2026-08-06T09:00:02+08:00 --detail "db up" --data-json "$db"
+  emit "${p[@]}" --event test_run --phase start --at 2026-08-06T09:00:03+08:00 --detail "tests"
+  emit "${p[@]}" --event test_run --phase case_start --at 2026-08-06T09:00:04+08:00 --detail "case" --data-json '{"case_id":"C-1"}'
+  emit "${p[@]}" --event task_done --at 2026-08-06T09:00:05+08:00 --detail "too early"
+  emit "${p[@]}" --event resource --phase released --at 2026-08-06T09:00:06+08:00 --detail "vm down" --data-json '{"resource_id":"vm-1","resource_kind":"vm","exit_code":0}'
+  emit "${p[@]}" --event resource --phase acquired --at 2026-08-06T09:00:07+08:00 --detail "vm again" --data-json "$vm"
+  emit "${p[@]}" --event resource --phase cleanup_failed --at 2026-08-06T09:00:08+08:00 --detail "db stuck" --data-json '{"resource_id":"db-2","resource_kind":"db"}'
+  emit "${p[@]}" --event run_done --at 2026-08-06T09:00:09+08:00 --detail "still early"
+  emit "${p[@]}" --event resource --phase released --at 2026-08-06T09:00:10+08:00 --detail "db down" --data-json '{"resource_id":"db-2","resource_kind":"db"}'
+  emit "${p[@]}" --event run_done --at 2026-08-06T09:00:11+08:00 --detail "still early"
+}
+
 # write_plan <sequence> <plan>: a fresh site, the sequence written by the plan's writers, then
 # the report (JSON and text, stdout + stderr + exit code), the file listing (type, mode, path)
 # and a copy of every file, all kept under $RESULTS/<sequence>.<plan>.
@@ -144,8 +168,12 @@ write_plan() {
   echo "exit $?" | cat "$out/report.json.err" - >>"$out/report.json" && rm "$out/report.json.err"
   "$STRATA" usage report --log-home "$SITE/logs" --last 10 >"$out/report.text" 2>"$out/report.text.err"
   echo "exit $?" | cat "$out/report.text.err" - >>"$out/report.text" && rm "$out/report.text.err"
-  (cd "$SITE" && find . -printf '%y %m %p\n' | LC_ALL=C sort) >"$out/listing"
+  # Strata's state indexes (.<log>.strata-index, a cache only Strata reads) are left out of
+  # the comparison: their modes are listed apart, the logs themselves must match.
+  (cd "$SITE" && find . ! -name '*.strata-index' -printf '%y %m %p\n' | LC_ALL=C sort) >"$out/listing"
+  (cd "$SITE" && find . -name '*.strata-index' -printf '%m %p\n' | LC_ALL=C sort) >"$out/indexes"
   cp -a "$SITE" "$out/site"
+  find "$out/site" -name '*.strata-index' -delete
 }
 
 # compare_plan <sequence> <plan>: everything equals the all-strata and the all-Python plans.
@@ -188,9 +216,12 @@ for at in 2026-07-29T16:00:00Z 2026-07-30T09:30:00+08:00; do
 done
 
 # ---- every plan of both sequences -------------------------------------------------------------
-for sequence in happy report44; do
-  [ "$sequence" = happy ] && n=$HAPPY_EVENTS || n=$REPORT44_EVENTS
-  plan_list=$(plans "$n" | sort -u)
+for sequence in happy report44 lifecycle; do
+  case $sequence in happy) n=$HAPPY_EVENTS ;; report44) n=$REPORT44_EVENTS ;; *) n=$LIFECYCLE_EVENTS ;; esac
+  # lifecycle: the two single-writer plans and the two alternations only (each Python start
+  # costs 0.1-0.3 s; the alternations already put every state change on either side)
+  if [ "$sequence" = lifecycle ]; then plan_list=$(plans "$n" | grep -x -E 'S+|P+|(PS)+P?|(SP)+S?' | sort -u)
+  else plan_list=$(plans "$n" | sort -u); fi
   for plan in $plan_list; do write_plan "$sequence" "$plan"; done
   all_s="$RESULTS/$sequence.$(printf "%${n}s" | tr ' ' S)"
   expect "$sequence: the sequence has $n events" "[ \"\$(grep -c '^event ' '$all_s/transcript')\" = $n ]"
@@ -231,6 +262,16 @@ assert s[\"outcomes\"] == {\"success\": 3, \"error\": 1, \"blocked\": 0, \"cance
 assert (s[\"input_tokens\"], s[\"output_tokens\"], s[\"cache_read_tokens\"], s[\"duration_ms\"], s[\"duration_observed_calls\"]) == (1210, 302, 800, 3600, 3), s
 assert [g[\"claims\"] for g in r[\"unresolved_groups\"]] == [3], r[\"unresolved_groups\"]
 '"
+
+LIFE="$RESULTS/lifecycle.$(printf "%${LIFECYCLE_EVENTS}s" | tr ' ' S)"
+expect "lifecycle: the refusals are the spec's, in order" "[ \"\$(grep -v -e '^event ' -e '^{' '$LIFE/transcript')\" = 'completion blocked by unclosed resources: db-2, vm-1
+released resource_id cannot be reused; acquire a new resource_id
+completion blocked by unclosed resources: db-2
+completion blocked by incomplete test_run: active invocation; open cases: C-1' ]"
+expect "lifecycle: 8 events written, the report shows the test run still open" \
+  "[ \"\$(wc -l <'$LIFE/site/规格/运行日志.jsonl')\" = 8 ] && grep -qx -- '- lifecycle: mixed-life-0001 (running) | incomplete test_run: active invocation; open cases: C-1' '$LIFE/report.text'"
+expect "lifecycle: Strata keeps its state indexes beside the logs it wrote (0644 in specs, 0600 in the home)" \
+  "grep -qx '644 ./规格/.运行日志.jsonl.strata-index' '$LIFE/indexes' && grep -qx '600 ./logs/runs/2026-08/.mixed-life-0001.jsonl.strata-index' '$LIFE/indexes'"
 
 # ---- the locks are shared: a Python writer holding them makes strata wait (§2.4) -----------
 # Specs mode (project lock first) and global-only mode (global lock only). The Python writer

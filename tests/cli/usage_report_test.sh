@@ -156,6 +156,55 @@ run usage report --log-home "$HOME_A" --last=' +2 ' --json
 expect_out_has '"runs":2' "--last is read as Python's int() reads it"
 run usage report --log-home "$HOME_A" --last 99999999999999999999999 --json
 expect_out_has '"runs":2' "a huge --last keeps every run"
+# --- the lifecycle section: held resources and incomplete test runs per run -------------
+# Run L1 holds two resources (one whose cleanup failed) and an open test case; L2 opened and
+# closed everything (not listed); L3 has a release without an acquisition (state cannot be
+# verified). Rows of another run inside L1's file do not count.
+HOME_L="$WORK/lifecycle-logs"
+mkdir -p "$HOME_L/runs/2026-08"
+lrow() { # lrow <run> <event> <phase> [json members]
+  printf '{"schema_version":1,"run_id":"%s","at":"2026-08-06T10:00:00+00:00","workflow":"cm-qa","event":"%s","runtime":"codex","project":"p","detail":"d","phase":"%s"%s}\n' "$1" "$2" "$3" "${4:+,$4}"
+}
+{
+  for run in lc-run-0001 lc-run-0002 lc-run-0003; do
+    printf '{"schema_version":1,"at":"2026-08-06T1%s:00:00+00:00","run_id":"%s","status":"running","workflow":"cm-qa","runtime":"codex","project":"p","log_file":"runs/2026-08/%s.jsonl"}\n' "${run: -1}" "$run" "$run"
+  done
+  printf '{"schema_version":1,"at":"2026-08-06T12:30:00+00:00","run_id":"lc-run-0002","status":"done","workflow":"cm-qa","runtime":"codex","project":"p","log_file":"runs/2026-08/lc-run-0002.jsonl"}\n'
+} >"$HOME_L/index.jsonl"
+{
+  lrow lc-run-0001 resource acquired '"resource_id":"web-2","resource_kind":"proc","cleanup_required":true'
+  lrow lc-run-0001 resource acquired '"resource_id":"Api-1","resource_kind":"proc","cleanup_required":true'
+  lrow lc-run-0001 resource cleanup_failed '"resource_id":"Api-1","resource_kind":"proc"'
+  lrow lc-run-0001 resource acquired '"resource_id":"db-9","resource_kind":"db","cleanup_required":true'
+  lrow lc-run-0001 resource released '"resource_id":"db-9","resource_kind":"db"'
+  lrow lc-run-0001 test_run start
+  lrow lc-run-0001 test_run case_start '"case_id":"C-2"'
+  lrow other-run-0009 resource acquired '"resource_id":"elsewhere","resource_kind":"vm","cleanup_required":true'
+} >"$HOME_L/runs/2026-08/lc-run-0001.jsonl"
+{
+  lrow lc-run-0002 resource acquired '"resource_id":"vm-1","resource_kind":"vm","cleanup_required":true'
+  lrow lc-run-0002 resource released '"resource_id":"vm-1","resource_kind":"vm"'
+  lrow lc-run-0002 test_run start
+  lrow lc-run-0002 test_run complete
+} >"$HOME_L/runs/2026-08/lc-run-0002.jsonl"
+lrow lc-run-0003 resource released '"resource_id":"ghost-1","resource_kind":"vm"' >"$HOME_L/runs/2026-08/lc-run-0003.jsonl"
+run usage report --log-home "$HOME_L"
+expect_code 0 "lifecycle text"
+expect_true '[ "$(grep "^- lifecycle: " "$WORK/stdout")" = "- lifecycle: lc-run-0003 (running) | state cannot be verified
+- lifecycle: lc-run-0001 (running) | open resources: Api-1 (proc, cleanup_failed), web-2 (proc) | incomplete test_run: active invocation; open cases: C-2" ]' "lifecycle text: one line per run holding something, newest first"
+expect_true '[ "$(tail -1 "$WORK/stdout" | cut -c1-14)" = "- 缺失 usage" ]' "lifecycle text: before the closing policy line"
+run usage report --log-home "$HOME_L" --json
+expect_true 'python3 -c "
+import json, sys
+lifecycle = json.loads(sys.argv[1])[\"lifecycle\"]
+assert [r[\"run_id\"] for r in lifecycle] == [\"lc-run-0003\", \"lc-run-0001\"], lifecycle
+assert lifecycle[0] == {\"run_id\": \"lc-run-0003\", \"status\": \"running\", \"state\": \"unverifiable\", \"open_resources\": [], \"test_run_active\": False, \"open_cases\": []}
+assert lifecycle[1][\"open_resources\"] == [{\"resource_id\": \"Api-1\", \"resource_kind\": \"proc\", \"phase\": \"cleanup_failed\"}, {\"resource_id\": \"web-2\", \"resource_kind\": \"proc\", \"phase\": \"acquired\"}]
+assert lifecycle[1][\"test_run_active\"] is True and lifecycle[1][\"open_cases\"] == [\"C-2\"] and lifecycle[1][\"state\"] == \"open\"
+" "$OUT"' "lifecycle JSON: the same runs, resources and cases"
+run usage report --log-home "$HOME_A" --last 2 --json
+expect_true '! grep -q lifecycle "$WORK/stdout"' "no lifecycle key when no run holds anything (the reference's bytes)"
+
 # --- the drop-in name: cm-usage-report behaves as `strata usage report` ------------------
 ln -s "$STRATA" "$WORK/cm-usage-report"
 "$WORK/cm-usage-report" --log-home "$HOME_A" --last 2 >"$WORK/stdout" 2>"$WORK/stderr"; CODE=$?

@@ -7,9 +7,12 @@ machine: same flags (§2.2), the `--data-json` and model-event rules (§2.5, §2
 `flock` locks on the same files in the same order (§2.4), run selection (§2.6), the claim /
 completion state checks (§2.8) and the record, event id and write sequence (§2.9).
 
+It also restates the resource / test_run lifecycle and completion gating of
+usage-lifecycle.md (§1.2 input rules, §2.1 steps 2-8, §2.3, §2.4, §3), written from the spec
+alone, not from Strata's code.
+
 Deliberately NOT implemented (exit 1 "reference writer: … not implemented"): the degraded
-mirror / pointer paths of §2.9 steps 2-3 and the resource/test_run lifecycle rules. The
-fixture sequences of the tests never reach them.
+mirror / pointer paths of §2.9 steps 2-3. The fixture sequences of the tests never reach them.
 
 Test hook: with REFERENCE_WRITER_HOLD_MS=<n> the writer creates the file named by
 REFERENCE_WRITER_HELD_FILE (if set) once it holds its locks, then sleeps n ms before going on,
@@ -172,9 +175,192 @@ def parse_data(text, event, phase):
         check_model_call(data, phase)
     elif event == "model_usage":
         check_model_usage(data, phase)
-    elif event in ("resource", "test_run"):
-        raise Refused(f"reference writer: {event} events are not implemented", 1)
+    elif event == "resource":
+        check_resource(data, phase)
+    elif event == "test_run" and phase is not None:
+        check_test_run(data, phase)
     return data
+
+
+# ---- the lifecycle (usage-lifecycle.md) ------------------------------------------------------
+
+RESOURCE_PHASES = ("acquired", "released", "cleanup_failed")
+TEST_RUN_PHASES = ("start", "case_start", "case_complete", "case_blocked", "complete")
+CASE_PHASES = ("case_start", "case_complete", "case_blocked")
+GUARDED = ("task_done", "done", "run_done")
+
+
+def matches(data, key, pattern):
+    value = data.get(key)
+    return isinstance(value, str) and pattern.fullmatch(value) is not None
+
+
+def resource_input_error(data, phase):  # R1-R4 (§1.2)
+    if not isinstance(phase, str) or phase not in RESOURCE_PHASES:
+        return "resource events require phase acquired, released, or cleanup_failed"
+    if not matches(data, "resource_id", CALL_ID):
+        return "resource events require a valid resource_id"
+    if not matches(data, "resource_kind", IDENTIFIER):
+        return "resource events require a valid resource_kind"
+    if phase == "acquired" and data.get("cleanup_required") is not True:
+        return "resource acquisition requires cleanup_required: true"
+    return None
+
+
+def test_run_input_error(data, phase):  # T1-T2 (§1.2)
+    if not isinstance(phase, str) or phase not in TEST_RUN_PHASES:
+        return "test_run events require phase start, case_start, case_complete, case_blocked, or complete"
+    if phase in CASE_PHASES and not matches(data, "case_id", CALL_ID):
+        return "test_run case events require a valid case_id"
+    return None
+
+
+def check_resource(data, phase):
+    error = resource_input_error(data, phase)
+    if error:
+        raise Refused(error)
+
+
+def check_test_run(data, phase):
+    error = test_run_input_error(data, phase)
+    if error:
+        raise Refused(error)
+
+
+class Unverifiable(Exception):
+    """The authoritative log cannot be read strictly; the argument is the <ErrorType>."""
+
+
+def strict_rows(path, run_id, event):
+    """§2.2: every line of the file must be JSON; the rows of `run_id` and `event`."""
+    try:
+        if not path.is_file():
+            return []
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise Unverifiable(type(error).__name__)
+    except UnicodeDecodeError:
+        raise Unverifiable("UnicodeDecodeError")
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the terminator of the last line
+    rows = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise Unverifiable("UsageError")
+        if isinstance(row, dict) and row.get("run_id") == run_id and row.get("event") == event:
+            rows.append(row)
+    return rows
+
+
+def apply_resource(state, phase, rid, kind):  # §2.3; returns the refusal or None
+    if rid in state and state[rid][1] != kind:
+        return "resource_kind does not match its acquisition"
+    stored = state.get(rid, (None, None))[0]
+    if phase == "acquired":
+        if stored is None:
+            state[rid] = ("acquired", kind)
+            return None
+        if stored == "acquired":
+            return "active resource_id already has an acquisition; acquire a new resource_id"
+        return "released resource_id cannot be reused; acquire a new resource_id"
+    if stored is None:
+        return "resource terminal phase has no acquisition"
+    if stored == "released" and phase == "cleanup_failed":
+        return "released resource cannot fail cleanup"
+    state[rid] = (phase, kind)
+    return None
+
+
+def apply_test_run(state, phase, case_id):  # §2.4; state = [active, open cases]
+    if phase == "start":
+        if state[0]:
+            return "test_run start has no preceding complete"
+        if state[1]:
+            return "test_run state contains cases without an active run"
+        state[0] = True
+    elif phase == "case_start":
+        if not state[0]:
+            return "test_run case_start has no active test run"
+        if case_id in state[1]:
+            return "test_run case already has an active case_start"
+        state[1].add(case_id)
+    elif phase in ("case_complete", "case_blocked"):
+        if not state[0]:
+            return "test_run case terminal phase has no active test run"
+        if case_id not in state[1]:
+            return "test_run case terminal phase has no case_start"
+        state[1].discard(case_id)
+    else:
+        if not state[0]:
+            return "test_run complete has no active test run"
+        if state[1]:
+            return "test_run complete has unfinished cases"
+        state[0] = False
+    return None
+
+
+def resource_state(path, run_id):
+    state = {}
+    for row in strict_rows(path, run_id, "resource"):
+        phase = row.get("phase")
+        if resource_input_error(row, phase) or apply_resource(state, phase, row["resource_id"], row["resource_kind"]):
+            raise Unverifiable("UsageError")
+    return state
+
+
+def test_run_state(path, run_id):
+    state = [False, set()]
+    for row in strict_rows(path, run_id, "test_run"):
+        phase = row.get("phase")
+        if phase is None:
+            continue  # an unphased test_run is free-form
+        if test_run_input_error(row, phase):
+            raise Unverifiable("UsageError")
+        if phase == "complete" and not state[0] and not state[1]:
+            continue  # a historical standalone completion
+        if apply_test_run(state, phase, row.get("case_id")):
+            raise Unverifiable("UsageError")
+    return state
+
+
+def check_lifecycle(path, record):
+    """§2.1 steps 2-8 against the authoritative log `path`."""
+    event, phase, run_id = record["event"], record.get("phase"), record["run_id"]
+    guarded = event in GUARDED
+    if event not in ("resource", "test_run") and not guarded:
+        return
+    if any(r.get("event_id") == record["event_id"] for r in read_rows(path)):
+        return  # an exact retry
+    if event == "resource" or guarded:
+        try:
+            state = resource_state(path, run_id)
+        except Unverifiable as error:
+            raise Refused(f"resource state cannot be verified: {error}")
+        if guarded:
+            held = sorted(rid for rid, (p, _) in state.items() if p != "released")
+            if held:
+                raise Refused("completion blocked by unclosed resources: " + ", ".join(held))
+        else:
+            refusal = apply_resource(state, phase, record["resource_id"], record["resource_kind"])
+            if refusal:
+                raise Refused(refusal)
+    if (event == "test_run" and phase is not None) or guarded:
+        try:
+            state = test_run_state(path, run_id)
+        except Unverifiable as error:
+            raise Refused(f"test_run state cannot be verified: {error}")
+        if guarded:
+            parts = (["active invocation"] if state[0] else []) + (
+                ["open cases: " + ", ".join(sorted(state[1]))] if state[1] else [])
+            if parts:
+                raise Refused("completion blocked by incomplete test_run: " + "; ".join(parts))
+        else:
+            refusal = apply_test_run(state, phase, record.get("case_id"))
+            if refusal:
+                raise Refused(refusal)
 
 
 def parse_at(text):
@@ -424,6 +610,7 @@ def write(args):
 
     # §2.8 state checks against the authoritative log.
     run_file = None if specs is not None else global_file(home, run_id, at, None)
+    check_lifecycle(project_log if specs is not None else run_file, record)
     if args.event in ("model_call", "model_usage"):
         check_state(project_rows if specs is not None else read_rows(run_file), record)
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/app/usage_report_lifecycle.hpp"
 #include "strata/model/json.hpp"
 
 namespace strata::app {
@@ -100,6 +101,7 @@ struct UsageReport {
   std::vector<ObservedGroup> groups;               // sorted as §3.4 says
   std::vector<UnavailableGroup> unavailable_groups;
   std::vector<UnresolvedGroup> unresolved_groups;
+  std::vector<RunLifecycleReport> lifecycle;  // runs holding resources or an incomplete test run, newest first
   std::vector<std::string> warnings;  // "warning: ..." lines, in the order they arose
 };
 
