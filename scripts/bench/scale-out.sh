@@ -5,9 +5,9 @@
 #   STRATA_FIXTURES: the doc-bridge fixtures (default: the checkout's sibling shared/fixtures/doc-bridge).
 #
 #   The study: tests/support/study_payloads.py grown_pairwise_study, 128 tasks x 2 models x
-#   2 scenarios = 512 executions, every provider a wrapper that sleeps 200 ms and then runs
+#   2 scenarios = 512 executions, every provider a wrapper that sleeps PROVIDER_MS (default 200) ms and then runs
 #   strata-example-provider, so every execution takes a fixed time and the comparison is about
-#   orchestration. Ideal wall at 64 in flight: 8 waves x 200 ms = 1.6 s.
+#   orchestration. Ideal wall at 64 in flight: 8 waves x PROVIDER_MS (1.6 s at 200 ms).
 #   (a) ONE `strata run plan suite --jobs 64` (fresh ledger), wall from exec to exit.
 #   (b) the same plan as 4 shards of `--jobs 16` on a private single-node Slurm cluster
 #       (tests/support/slurm_cluster.sh, 4 CPUs claimed so the 4 one-CPU array tasks can run at
@@ -63,9 +63,12 @@ all_secs() { local s="" v; for v in "$@"; do s+="$(secs "$v") "; done; echo "${s
 fail() { echo "bench: $*" >&2; exit 1; }
 
 # --- the study ---------------------------------------------------------------------------------
+provider_ms=${PROVIDER_MS:-200}
+provider_s=$(awk -v m="$provider_ms" 'BEGIN { printf "%.3f", m / 1000 }')
+ideal_s=$(awk -v m="$provider_ms" 'BEGIN { printf "%.1f", 8 * m / 1000 }')
 cat >"$T/provider" <<SH
 #!/bin/sh
-sleep 0.2
+sleep $provider_s
 exec '$T/example-provider' "\$@"
 SH
 chmod +x "$T/provider"
@@ -254,13 +257,13 @@ ma=$(median "${wa[@]}") mb=$(median "${wb[@]}")
 ratio=$(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.2f", b / a }')
 ms() { awk -v n="$(median "$@")" 'BEGIN { printf "%.2f", n / 1e9 }'; }
 
-echo "# Scale-out benchmark: 512 executions (200 ms each), one machine vs 4 Slurm shards + merge"
+echo "# Scale-out benchmark: 512 executions ($provider_ms ms each), one machine vs 4 Slurm shards + merge"
 echo
 echo "$(date -u '+%F %T UTC'); strata: $build/strata (built $(date -r "$build/strata" '+%F %T'), tree $(git describe --always --dirty 2>/dev/null || echo unknown)); $(nproc) cores; Slurm $(sinfo -V 2>/dev/null | awk '{ print $2 }') single node claiming 4 CPUs; $rounds round(s), order alternating; load at end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| Run | Median wall (s) | All rounds (s) |"
 echo "|---|---:|---|"
-echo "| (a) \`strata run --jobs 64\`, one process (ideal 8 waves x 0.2 s = 1.6 s) | $(secs "$ma") | $(all_secs "${wa[@]}") |"
+echo "| (a) \`strata run --jobs 64\`, one process (ideal 8 waves x $provider_s s = $ideal_s s) | $(secs "$ma") | $(all_secs "${wa[@]}") |"
 echo "| (b) 4 shards \`--jobs 16\` on Slurm + merge job: submit.sh -> merged ledger written | $(secs "$mb") | $(all_secs "${wb[@]}") |"
 echo
 echo "Ratio (b)/(a), medians: **${ratio}x** (target <= 1.2)."
