@@ -177,7 +177,7 @@ TEST_CASE("merge refuses two plan hashes for one run and conflicting copies", "[
   CHECK(message.find("differs between shard-0.json and shard-1.json") != std::string::npos);
 }
 
-TEST_CASE("--shard I/N is parsed strictly", "[shard]") {
+TEST_CASE("a shard I/N is parsed strictly", "[shard]") {
   CHECK(strata::model::parse_shard("0/1").text() == "0/1");
   CHECK(strata::model::parse_shard("3/4").index == 3);
   CHECK(strata::test::message_of([] { strata::model::parse_shard("4/4"); }) ==
@@ -189,7 +189,7 @@ TEST_CASE("--shard I/N is parsed strictly", "[shard]") {
         std::string::npos);
 }
 
-TEST_CASE("--shard auto reads a Slurm job array or a Kubernetes Indexed Job", "[shard]") {
+TEST_CASE("shard auto reads a Slurm job array or a Kubernetes Indexed Job", "[shard]") {
   using strata::model::shard_from_environment;
   const auto shard = [](std::map<std::string, std::string> variables) { return shard_from_environment(shard_environment(std::move(variables))).text(); };
   CHECK(shard({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_MAX", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
