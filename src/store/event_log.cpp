@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <ctime>
-#include <map>
 
 #include "event_log_internal.hpp"
 #include "lifecycle_gate.hpp"

@@ -539,7 +539,8 @@ diff -r "$T.before" "$T" >"$WORK/diff" 2>&1 || { failures=$((failures + 1)); ech
 
 # ---- eight concurrent writers: never two acquisitions of one id, never a completion past an ---
 # open resource. Each writer (four per name) acquires a private id, races for a shared one (a
-# different event per writer: one wins, seven are refused), tries task_done, then releases its
+# different event per writer: one wins, the others are refused as active or, if the winner
+# already released it, as released), tries task_done, then releases its
 # id and the shared one (the same release event for all: one appends, the others are
 # deduplicated). The log is then replayed independently.
 fresh concurrent
@@ -581,6 +582,7 @@ if set(acquisitions) != expected or any(v != 1 for v in acquisitions.values()):
 if rows[-1]["event"] != "run_done" or any(v != "released" for v in state.values()):
     problems.append("the run does not end released and done")
 allowed = {"active resource_id already has an acquisition; acquire a new resource_id",
+           "released resource_id cannot be reused; acquire a new resource_id",  # came after the winner's release
            "completion blocked by unclosed resources"}
 for path in glob.glob(sys.argv[2] + "/writer.*.err"):
     for line in open(path, encoding="utf-8"):

@@ -562,6 +562,7 @@ TEST_CASE("a log home that is a regular file degrades in specs mode, fails witho
   CHECK(result["degraded"] == true);
   CHECK(result["pointer_written"] == true);
   test_run.detail = "second test run event";
+  test_run.phase = "complete";  // a second start would be refused by the test_run lifecycle
   REQUIRE(log_event(test_run).exit_code == 0);
   const auto rows = jsonl(f.project_log());
   REQUIRE(rows.size() == 3);

@@ -68,7 +68,7 @@ const char* kAcquire = R"("phase":"acquired","resource_id":"vm-1","resource_kind
 
 }  // namespace
 
-TEST_CASE("appends by any writer are folded onto the index; answers equal a full read", "[state-index]") {
+TEST_CASE("appends by any writer are folded onto the index, with the answers of a full read", "[state-index]") {
   IndexTestDir dir;
   const fs::path log_path = dir.path / "log.jsonl";
   std::string rows;
