@@ -218,9 +218,10 @@ done
 # ---- every plan of both sequences -------------------------------------------------------------
 for sequence in happy report44 lifecycle; do
   case $sequence in happy) n=$HAPPY_EVENTS ;; report44) n=$REPORT44_EVENTS ;; *) n=$LIFECYCLE_EVENTS ;; esac
-  # lifecycle: the two single-writer plans and the two alternations only (each Python start
-  # costs 0.1-0.3 s; the alternations already put every state change on either side)
-  if [ "$sequence" = lifecycle ]; then plan_list=$(plans "$n" | grep -x -E 'S+|P+|(PS)+P?|(SP)+S?' | sort -u)
+  # lifecycle, and every sequence under the sanitizers: the two single-writer plans and the two
+  # alternations only (each Python start costs 0.1-0.3 s; the alternations already put every
+  # state change on either side; the release stage runs the split plans of happy and report44)
+  if [ "$sequence" = lifecycle ] || sanitized_build "$STRATA"; then plan_list=$(plans "$n" | grep -x -E 'S+|P+|(PS)+P?|(SP)+S?' | sort -u)
   else plan_list=$(plans "$n" | sort -u); fi
   for plan in $plan_list; do write_plan "$sequence" "$plan"; done
   all_s="$RESULTS/$sequence.$(printf "%${n}s" | tr ' ' S)"

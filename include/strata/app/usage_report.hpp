@@ -71,13 +71,16 @@ struct UsageTotals {
   UsageCount duration_observed_calls = 0;
 };
 
+// The outcomes a usage completion may report, in the order of the summaries' outcome counts.
+inline constexpr const char* kUsageOutcomes[4] = {"success", "error", "blocked", "cancelled"};
+
 struct UsageSummary {
   std::size_t runs = 0;
   UsageCount observed_calls = 0;
   UsageCount unavailable_calls = 0;
   UsageCount unresolved_claims = 0;
   UsageCount invalid_calls = 0;
-  UsageCount outcomes[4] = {0, 0, 0, 0};  // success, error, blocked, cancelled
+  UsageCount outcomes[4] = {0, 0, 0, 0};  // by kUsageOutcomes
   UsageTotals totals;                    // tokens and durations (calls unused)
 };
 
