@@ -49,6 +49,14 @@ std::string doc_bridge_handoff(const DocBridgeQuery& query, const AgentRunOption
   }
 }
 
+// The agent's token counts as the stream reported them (both, or none: a count needs its method).
+void add_usage(Json& answer, const model::AgentTurn& turn) {
+  if (!turn.input_tokens || !turn.output_tokens) return;
+  answer["inputTokens"] = *turn.input_tokens;
+  answer["outputTokens"] = *turn.output_tokens;
+  answer["tokenMethod"] = "provider";
+}
+
 }  // namespace
 
 const char* const kDocBridgeInstruction =
@@ -69,11 +77,7 @@ Json run_agent_provider(AgentCli cli, const std::string& request_text, const Age
   const model::AgentTurn& turn = run.turn;
 
   Json response = model::provider_fields_from_answer(*turn.final_message);
-  if (turn.input_tokens && turn.output_tokens) {
-    response["inputTokens"] = *turn.input_tokens;
-    response["outputTokens"] = *turn.output_tokens;
-    response["tokenMethod"] = "provider";
-  }
+  add_usage(response, turn);
   response["toolCalls"] = static_cast<double>(turn.tool_calls);
   // Observed by the adapter: these replace a value of the same name the model reported.
   Json& measurements = response["measurements"];
@@ -101,11 +105,7 @@ Json run_agent_adjudicator(AgentCli cli, const std::string& request_text, const 
   const model::AgentTurn& turn = run.turn;
 
   Json output = model::adjudicator_fields_from_answer(*turn.final_message);
-  if (turn.input_tokens && turn.output_tokens) {
-    output["inputTokens"] = *turn.input_tokens;
-    output["outputTokens"] = *turn.output_tokens;
-    output["tokenMethod"] = "provider";
-  }
+  add_usage(output, turn);
   // §4.3 merges these into the judged observation's measurements, over same-named ones:
   // cachedInputTokens is the name the adjudicator cost (§3.9) reads, as in the reference's
   // wrapper; everything else is prefixed so the provider's own telemetry is never overwritten.
