@@ -28,7 +28,6 @@ struct Place {
 struct Copy {
   Place place;
   std::string text_hash;
-  bool from_base = false;
   std::size_t rank = 0;  // in the plan's selection (the plan's run, with --plan)
 };
 
@@ -71,8 +70,9 @@ class Merge {
   void plan_ranks() {
     const std::vector<Json> selection = model::select_executions(*request_.suite, (*request_.plan)["sampling"]);
     for (std::size_t k = 0; k < selection.size(); ++k) {
-      ranks_.emplace(model::execution_key(selection[k]), k);
-      selection_.push_back(selection[k]);
+      std::string key = model::execution_key(selection[k]);
+      ranks_.emplace(key, k);
+      selection_.emplace_back(std::move(key), selection[k]);
     }
   }
 
@@ -116,7 +116,7 @@ class Merge {
   // Every copy of an execution is listed where it appears (so the round-robin finds each in its
   // shard's turn); the one kept is the first, or a shard's in place of the base's.
   void add_copy(std::uint32_t input, std::uint32_t position, const std::string& key, const Json& o, Run& run, std::size_t rank) {
-    Copy copy{Place{input, position}, model::sha256_hex(model::compact_json(o)), is_base(input), rank};
+    Copy copy{Place{input, position}, model::sha256_hex(model::compact_json(o)), rank};
     const auto [it, added] = ids_.try_emplace(key, static_cast<std::uint32_t>(copies_.size()));
     if (added) {
       if (request_.base && !is_base(input))
@@ -124,7 +124,7 @@ class Merge {
                         request_.base->name + ": --base takes the ledger the adjudication was sharded from",
                     inputs_[input].name);
       copies_.push_back(std::move(copy));
-    } else if (Copy& kept = copies_[it->second]; kept.from_base && !copy.from_base) {
+    } else if (Copy& kept = copies_[it->second]; is_base(kept.place.input) && !is_base(input)) {
       ++replaced_;  // judged by this shard: its copy replaces the base's
       kept = std::move(copy);
     } else if (kept.text_hash == copy.text_hash) {
@@ -147,8 +147,8 @@ class Merge {
                   str((*request_.plan)["contentHash"]));
     if (!request_.require_complete) return;
     std::vector<std::string> missing;
-    for (const Json& cell : selection_)
-      if (!ids_.count(run_id + "\n" + model::execution_key(cell))) missing.push_back(described(cell));
+    for (const auto& [key, cell] : selection_)
+      if (!ids_.count(run_id + "\n" + key)) missing.push_back(described(cell));
     if (missing.empty()) return;
     std::string list;
     for (std::size_t i = 0; i < missing.size() && i < 20; ++i) list += "\n  " + missing[i];
@@ -207,7 +207,7 @@ class Merge {
   std::vector<Copy> copies_;                             // of each execution, the copy kept
   std::vector<std::uint32_t> base_ids_;                  // with a base: its executions, in its order
   std::unordered_map<std::string, std::size_t> ranks_;  // execution key -> selection position (with a plan)
-  std::vector<Json> selection_;
+  std::vector<std::pair<std::string, Json>> selection_;  // (execution key, cell), in selection order
   std::size_t duplicates_ = 0, replaced_ = 0;
 };
 
