@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # The event log's resource / test_run lifecycle and completion gating (usage-lifecycle spec):
 # every numbered acceptance case of §6 through both names of the writer, the drop-in
-# `cm-log-event` and `strata usage log` (a case's steps alternate between them); then bad input on each new path leaves every file
+# `cm-log-event` and `strata usage log`; then bad input on each new path leaves every file
 # byte-identical, and eight concurrent writers on shared and private resource ids never leave
 # two acquisitions of one id or a completion past an open resource.
-# Usage: usage_lifecycle_test.sh <strata binary>
+# Usage: usage_lifecycle_test.sh <strata binary> [names]
+#   names = each (the default): every case runs in full through cm-log-event, then in full
+#           through strata usage log;
+#   names = alternate: every case runs once, its steps alternating between the two names. The
+#           sanitizer suite uses this: the names share every line of the writer but the
+#           argv[0] dispatch and the message prefix, which the optimised suite's full passes
+#           prove, and a full pass costs about 80 CPU-s there.
 STRATA=$(realpath "$1")
+NAMES=${2:-each}
+case $NAMES in each | alternate) ;; *) echo "usage: $0 <strata> [each|alternate]" >&2; exit 2 ;; esac
 . "$(dirname "$0")/lib.sh"
 cd "$WORK" || exit 1
 umask 022
@@ -55,10 +63,14 @@ writer_for() {
   else W=("${RUN_AS[@]}" "${SUBCOMMAND[@]}") PREFIX="strata usage log" WRITER="strata usage log"; fi
 }
 
-# lc <expectation> <writer args...>: one step of a case. A --detail unique in the case is
-# added unless the args carry one (the spec's "(again)" calls pass the same one). Steps
-# alternate between the two names, so every case goes through both (each process start costs
-# ~30 ms of CPU here, and the suite's budget is tight, so a case is not run twice).
+# PASS_NAME: the name (0 or 1, as writer_for takes it) every step of this pass of the cases
+# runs through, or "alternate". pick_writer <n>: the name for step (or concurrent writer) n.
+PASS_NAME=alternate
+pick_writer() { if [ "$PASS_NAME" = alternate ]; then writer_for $(($1 % 2)); else writer_for "$PASS_NAME"; fi; }
+
+# lc <expectation> <writer args...>: one step of a case, through the pass's name. A --detail
+# unique in the case is added unless the args carry one (the spec's "(again)" calls pass the
+# same one).
 # Expectations: ok (exit 0, no stderr, one JSON line, written), dedup (the same, deduplicated),
 # degraded (exit 0, written with "degraded":true), or the refusal message (exit 2, no stdout,
 # stderr exactly "<prefix>: <message>").
@@ -69,12 +81,12 @@ lc() {
   step=$((step + 1))
   for arg in "${args[@]}"; do [ "$arg" = --detail ] && has_detail=1; done
   [ -n "$has_detail" ] || args+=(--detail "$CASE step $step")
-  lc_call $((step % 2)) "$expect" "${args[@]}"
+  pick_writer "$step"
+  lc_call "$expect" "${args[@]}"
 }
 lc_call() {
-  writer_for "$1"
-  local expect=$2 name="$WRITER case $CASE step $step"
-  shift 2
+  local expect=$1 name="$WRITER case $CASE step $step"
+  shift
   "${W[@]}" "$@" >"$WORK/stdout" 2>"$WORK/stderr"
   CODE=$?
   # read, not $(<...): no subshell per call, and the trailing LF stays part of the comparison
@@ -205,8 +217,9 @@ acceptance_cases() {
 
   fresh c7
   acq vm-1 vm
-  local which
-  for which in 0 1; do
+  local which names=(0 1)
+  [ "$PASS_NAME" = alternate ] || names=("$PASS_NAME")
+  for which in "${names[@]}"; do
     writer_for $which
     "${W[@]}" "${A[@]}" "${E[@]}" --detail x --status-only >"$WORK/stdout" 2>"$WORK/stderr"
     CODE=$?
@@ -477,7 +490,7 @@ acceptance_cases() {
   local i
   acq lock-1 port
   for i in 1 2 3 4 5 6; do
-    writer_for $((i % 2))
+    pick_writer "$i"
     "${W[@]}" "${A[@]}" "${E[@]}" --detail "c35 acquire $i" >"$T/acq.$i.out" 2>"$T/acq.$i.err" &
   done
   wait
@@ -486,7 +499,7 @@ acceptance_cases() {
   rows_are "$T/after-acquisitions" "resource/acquired:lock-1"
   rel lock-1 port
   for i in 1 2 3 4 5 6; do
-    writer_for $((i % 2))
+    pick_writer "$i"
     "${W[@]}" "${A[@]}" "${E[@]}" --detail "c35 release" >"$T/rel.$i.out" 2>"$T/rel.$i.err" &
   done
   wait
@@ -494,7 +507,12 @@ acceptance_cases() {
   rows_are "$LOG" "resource/acquired:lock-1 resource/released:lock-1"
 }
 
-acceptance_cases
+if [ "$NAMES" = each ]; then
+  for PASS_NAME in 0 1; do acceptance_cases; done
+  PASS_NAME=alternate
+else
+  acceptance_cases
+fi
 
 # ---- bad input on each new path: exit 2, a clear message, every file byte-identical ----------
 # Validation refusals (before any lock) and state refusals (under the locks) against a run that
