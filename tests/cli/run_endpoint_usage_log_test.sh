@@ -295,9 +295,11 @@ expect_eq "$(get "$L" 'd["unresolved_nonces"]')" "$(get "$K" 'd["unresolved_nonc
 expect_eq "$(get "$L" 'd["usages"]')" "$(( $(get "$K" 'd["usages"]') + 16 - recorded ))" "  one usage event per resumed attempt"
 R=$(report_of "$WORK/home-c" execution)
 # The report reads the home mirror, written after the authoritative project log (spec order), so
-# a SIGKILL between the two writes leaves the mirror one claim short (seen once under ASan).
+# a SIGKILL between the two writes of one event leaves the mirror one event short: one claim
+# fewer (its claim missing, seen once under ASan) or one more (its usage event missing, seen
+# once under ASan too) than the project log.
 reported=$(get "$R" 'd["unresolved"]') logged=$(get "$L" 'd["unresolved"]')
-expect_true "[ $reported -eq $logged ] || [ $reported -eq $((logged - 1)) ]" \
+expect_true "[ $reported -ge $((logged - 1)) ] && [ $reported -le $((logged + 1)) ]" \
   "  the report lists the killed calls as unresolved claims ($reported reported, $logged in the project log)"
 
 # --- a usage event that cannot be written ---------------------------------------------------------
