@@ -28,10 +28,14 @@
 #include "strata/model/shape.hpp"
 #include "strata/model/utf.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_adjudicator_response {
+
 using namespace strata;
 using model::Json;
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   const fuzz::ExampleStudy& study = fuzz::example_study();
   const Json& judged = fuzz::example_observation();
   const Json& adjudicator = study.providers["adjudicator"];
@@ -86,3 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(judged.contains(key) || key == "measurements", "adjudication added the member " + key);
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("adjudicator_response", &test_one_input);
+
+}  // namespace fuzz_adjudicator_response

@@ -31,6 +31,10 @@
 #include "strata/model/claude_stream.hpp"
 #include "strata/model/codex_stream.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_agent_stream {
+
 using namespace strata;
 using model::Json;
 
@@ -85,7 +89,7 @@ void check_judgement(std::string_view answer) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view stream = fuzz::as_text(data + 1, size - 1);
   std::unique_ptr<model::AgentStreamReader> reader;
@@ -124,3 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_judgement(stream);
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("agent_stream", &test_one_input);
+
+}  // namespace fuzz_agent_stream

@@ -31,6 +31,10 @@
 #include "strata/model/ledger_hasher.hpp"
 #include "strata/model/verification.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_artifact {
+
 using namespace strata;
 using model::ArtifactKind;
 using model::Json;
@@ -127,7 +131,7 @@ void check_parsed(ArtifactKind kind, const Json& document, const Json& artifact)
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const unsigned selector = data[0] % 8;
   Json document;
@@ -170,3 +174,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_parsed(kind, document, artifact);
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("artifact", &test_one_input);
+
+}  // namespace fuzz_artifact

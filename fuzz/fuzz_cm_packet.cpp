@@ -24,6 +24,10 @@
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/json_writer.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_cm_packet {
+
 using namespace strata;
 using model::Json;
 namespace cm = model::cm;
@@ -69,7 +73,7 @@ std::vector<std::string> integer_lexemes(std::string_view text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   if (size > kMaxPacketBytes) return 0;  // "role packet exceeds 1 MiB"
   Json packet;
   try {
@@ -124,3 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("cm_packet", &test_one_input);
+
+}  // namespace fuzz_cm_packet

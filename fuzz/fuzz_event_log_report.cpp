@@ -29,6 +29,10 @@
 #include "strata/app/usage_report.hpp"
 #include "strata/model/utf.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_event_log_report {
+
 using namespace strata;
 using app::UsageCount;
 
@@ -103,7 +107,7 @@ void check_containment(std::string_view text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
   if (!model::is_valid_utf8(text)) return 0;  // read_jsonl_file: "cannot read ...: UnicodeDecodeError"
 
@@ -185,3 +189,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_containment(text);
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("event_log_report", &test_one_input);
+
+}  // namespace fuzz_event_log_report

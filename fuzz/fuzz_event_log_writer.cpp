@@ -32,6 +32,10 @@
 #include "store/event_log_internal.hpp"
 #include "strata/store/event_log.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_event_log_writer {
+
 using namespace strata;
 using OrderedJson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
@@ -88,7 +92,7 @@ bool log_has(const std::string& text, const std::string& run_id, const char* eve
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const Scratch& s = scratch();
   const unsigned selector = data[0];
@@ -167,3 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!log_has(before, run_id, "model_usage", nullptr), "claim written for a call id that already completed");
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("event_log_writer", &test_one_input);
+
+}  // namespace fuzz_event_log_writer

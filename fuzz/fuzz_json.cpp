@@ -16,10 +16,14 @@
 #include "strata/model/json_document.hpp"
 #include "strata/model/json_writer.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_json {
+
 using namespace strata;
 using model::Json;
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = fuzz::as_text(data, size);
   Json value;
   bool parsed = false;
@@ -68,3 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(model::content_hash(value) == model::content_hash(from_pretty), "content hash depends on the layout");
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("json", &test_one_input);
+
+}  // namespace fuzz_json

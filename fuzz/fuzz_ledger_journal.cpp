@@ -23,6 +23,10 @@
 #include "strata/model/shape.hpp"
 #include "strata/store/ledger_journal.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_ledger_journal {
+
 using namespace strata;
 using model::Json;
 
@@ -38,7 +42,7 @@ store::JournalContents read(const std::string& path) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   static const std::string path = fuzz::scratch_directory() + "/ledger.json.journal";
   const std::string_view text = fuzz::as_text(data, size);
   fuzz::write_file(path, text);
@@ -75,3 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                "a journal observation changed through a write and read");
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("ledger_journal", &test_one_input);
+
+}  // namespace fuzz_ledger_journal

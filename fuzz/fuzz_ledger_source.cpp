@@ -22,6 +22,10 @@
 #include "strata/model/json_writer.hpp"
 #include "strata/store/ledger_source.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_ledger_source {
+
 using namespace strata;
 using model::Json;
 
@@ -37,7 +41,7 @@ std::optional<Json> whole_read(std::string_view text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   static const std::string path = fuzz::scratch_directory() + "/input-ledger.json";
   const std::string_view text = fuzz::as_text(data, size);
   fuzz::write_file(path, text);
@@ -65,3 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("ledger_source", &test_one_input);
+
+}  // namespace fuzz_ledger_source

@@ -28,6 +28,10 @@
 #include "strata/model/cm_packet.hpp"
 #include "strata/model/json_writer.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_openai_response {
+
 using namespace strata;
 using model::Json;
 namespace cm = model::cm;
@@ -99,7 +103,7 @@ void check_count(const char* name, std::int64_t extracted, std::optional<std::ui
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   const Attempt a = handle_body(fuzz::as_text(data, size));
   if (a.response) {
     FUZZ_CHECK(a.response->is_object(), "accepted a response that is not an object");
@@ -143,3 +147,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("openai_response", &test_one_input);
+
+}  // namespace fuzz_openai_response

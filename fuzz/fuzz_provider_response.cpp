@@ -33,6 +33,10 @@
 #include "strata/model/shape.hpp"
 #include "strata/model/utf.hpp"
 
+// Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
+// point registered under its name.
+namespace fuzz_provider_response {
+
 using namespace strata;
 using model::Json;
 
@@ -101,7 +105,7 @@ void check_observation(const exec::ProcessResult& result, std::size_t limit) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int test_one_input(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(fuzz::as_text(data, size));
   const std::string decoded = model::sanitize_utf8(bytes);
   FUZZ_CHECK(model::is_valid_utf8(decoded), "sanitize_utf8 returned ill-formed UTF-8");
@@ -121,3 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_observation(cut, std::max<std::size_t>(1, size / 2));
   return 0;
 }
+
+const bool kRegistered = strata::fuzz::register_target("provider_response", &test_one_input);
+
+}  // namespace fuzz_provider_response

@@ -11,6 +11,12 @@
 
 namespace strata::fuzz {
 
+// The harnesses share one binary (fuzz_main.cpp): each registers its entry point (what
+// LLVMFuzzerTestOneInput would be) under its name at start-up, and the binary runs the one its
+// file name, fuzz_<name>, selects.
+using TargetEntry = int (*)(const std::uint8_t* data, std::size_t size);
+bool register_target(const char* name, TargetEntry entry);
+
 [[noreturn]] void fail(const char* file, int line, const char* condition, const std::string& detail);
 
 // An invariant of the code under test: prints what broke and aborts.

@@ -45,7 +45,7 @@ fi
 TARGETS=()
 for source in fuzz/fuzz_*.cpp; do
   name=$(basename "$source" .cpp)
-  [ "$name" = fuzz_support ] && continue
+  case $name in fuzz_support | fuzz_main) continue ;; esac  # not targets: shared code, the dispatcher
   TARGETS+=("${name#fuzz_}")
 done
 
