@@ -93,7 +93,7 @@ class StudyRun {
  public:
   StudyRun(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings)
       : inputs_(inputs), preflight_(preflight), settings_(settings), run_id_(str(inputs.plan["runId"])),
-        keys_(execution_keys(preflight)), ledger_(settings.ledger_path, run_id_, str(inputs.plan["contentHash"]), keys_),
+        ledger_(settings.ledger_path, run_id_, str(inputs.plan["contentHash"]), execution_keys(preflight)),
         jobs_(io_, settings.jobs, settings.kill_grace), budget_(io_, settings.limits) {}
 
   // Endpoint connections belong to io_: they go before it does, however the run ended.
@@ -179,7 +179,7 @@ class StudyRun {
     if (settings_.progress) jobs_.show_progress([this] { return progress_text(); });
     started_ = std::chrono::steady_clock::now();
     const auto wanted = [this](std::size_t i) {
-      if (!ledger_.index().has_execution_key(keys_[i])) return true;
+      if (!ledger_.holds_execution(i)) return true;
       ++skipped_;
       return false;
     };
@@ -327,7 +327,6 @@ class StudyRun {
   const RunPreflight& preflight_;
   const RunSettings& settings_;
   const std::string run_id_;
-  const std::vector<std::string> keys_;  // execution key of each planned execution
   RunLedger ledger_;
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};  // journal fsyncs run here

@@ -42,7 +42,8 @@ class RunLedger {
 
   // Observations recorded, by execution (this run's and the others').
   model::LedgerIndex& index() { return index_; }
-  const model::LedgerIndex& index() const { return index_; }
+  // Whether an observation of the plan's execution at this selection position is recorded.
+  bool holds_execution(std::size_t position) const { return index_.has_execution_key(keys_[position]); }
   // Whether the file holds an observation of that run.
   bool holds_run(const std::string& run_id) const { return run_ids_.count(run_id) > 0; }
   // The journal's length up to its last whole entry, when it was read (0 from the record).
