@@ -7,7 +7,26 @@
 #   scripts/setup.sh --browser  Chromium, which the test of strata report opens the report in
 #   scripts/setup.sh --slurm    Slurm (slurmctld, slurmd, the client) and MUNGE, for the single-node
 #                               cluster the Slurm test starts itself (tests/support/slurm_cluster.sh)
+#   scripts/setup.sh --agents   the agent CLIs the adapter tests run (Codex, Claude Code, Gemini CLI,
+#                               OpenCode), the versions pinned in tests/agents/package-lock.json,
+#                               from the npm registry into tests/agents/node_modules (no global
+#                               install, no install scripts); skipped when that lock is installed
 set -euo pipefail
+
+if [ "${1:-}" = --agents ]; then
+  cd "$(dirname "$0")/../tests/agents"
+  stamp=node_modules/.strata-lock.sha256
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
+  command -v npm >/dev/null || bash "$0"  # nodejs (with npm) is in the base package list
+  # --ignore-scripts: each CLI runs from its platform package without its postinstall step.
+  # npm install, not npm ci: npm ci refuses this lock (opencode-ai lists platform packages the lock
+  # leaves out on other platforms); the exact versions in package.json and the integrity hashes
+  # in the lock pin the same tree.
+  npm install --no-audit --no-fund --ignore-scripts --no-save --loglevel=error
+  echo "$want" >"$stamp"
+  exit 0
+fi
 
 packages=(
   build-essential cmake ninja-build g++ pkg-config
