@@ -57,6 +57,14 @@ void add_usage(Json& answer, const model::AgentTurn& turn) {
   answer["tokenMethod"] = "provider";
 }
 
+// What the agent could do and was refused, as counts (issue 25): the names of its tools never
+// reach the ledger. `prefix` keeps the judge's counts apart from the judged provider's.
+void add_tool_policy_counts(Json& measurements, const model::AgentTurn& turn, const std::string& prefix) {
+  if (turn.available_tools) measurements[prefix + "AvailableToolCount"] = static_cast<double>(*turn.available_tools);
+  if (turn.denied_tool_uses) measurements[prefix + "DeniedToolUseCount"] = static_cast<double>(*turn.denied_tool_uses);
+  if (turn.background_results > 0) measurements[prefix + "BackgroundResultCount"] = static_cast<double>(turn.background_results);
+}
+
 }  // namespace
 
 const char* const kDocBridgeInstruction =
@@ -94,6 +102,7 @@ Json run_agent_provider(AgentCli cli, const std::string& request_text, const Age
   measurements["observedContextBytes"] = static_cast<double>(run.prompt_bytes + turn.tool_output_bytes);
   measurements["observedProviderDurationMs"] = static_cast<double>(run.duration.count());
   if (turn.first_tool_event_ms) measurements["timeToFirstToolEventMs"] = std::floor(*turn.first_tool_event_ms);
+  add_tool_policy_counts(measurements, turn, "observed");
   if (doc_bridge_query) measurements["observedDocBridgeHandoffBytes"] = static_cast<double>(handoff_bytes);
   return response;
 }
@@ -115,6 +124,7 @@ Json run_agent_adjudicator(AgentCli cli, const std::string& request_text, const 
   if (turn.cache_creation_input_tokens) measurements["adjudicatorCacheCreationInputTokens"] = *turn.cache_creation_input_tokens;
   if (turn.cost_usd) measurements["adjudicatorAgentCostUsd"] = *turn.cost_usd;
   measurements["adjudicatorToolCalls"] = static_cast<double>(turn.tool_calls);
+  add_tool_policy_counts(measurements, turn, "adjudicator");
   output["measurements"] = std::move(measurements);
   return output;
 }

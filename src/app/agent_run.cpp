@@ -15,8 +15,6 @@
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/command_lookup.hpp"
-#include "strata/model/claude_stream.hpp"
-#include "strata/model/codex_stream.hpp"
 #include "strata/model/json_writer.hpp"
 
 extern char** environ;
@@ -100,29 +98,14 @@ class SchemaFile {
   std::string path_;
 };
 
-// Strata's own arguments for each CLI (docs/PROVIDERS.md has why each is there). The schema goes
-// to codex as a file, to claude inline; the prompt goes on stdin to both.
-std::vector<std::string> codex_arguments(const AgentRunOptions& options, const std::string& schema_path) {
-  std::vector<std::string> args{"exec", "--json", "--ephemeral", "--ignore-user-config", "--skip-git-repo-check", "--sandbox", "read-only"};
-  if (!options.model.empty()) args.insert(args.end(), {"--model", options.model});
-  args.insert(args.end(), {"--output-schema", schema_path});
-  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
-  args.push_back("-");  // the prompt: stdin
-  return args;
-}
-
-std::vector<std::string> claude_arguments(const AgentRunOptions& options, const std::string& schema_text) {
-  std::vector<std::string> args{"-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence",
-                                "--permission-mode", "dontAsk", "--disallowedTools", "Edit,Write,NotebookEdit"};
-  if (!options.model.empty()) args.insert(args.end(), {"--model", options.model});
-  args.insert(args.end(), {"--json-schema", schema_text});
-  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
-  return args;  // no prompt argument: print mode reads it from stdin
-}
-
-std::unique_ptr<model::AgentStreamReader> stream_reader(AgentCli cli) {
-  if (cli == AgentCli::codex) return std::make_unique<model::CodexStreamReader>();
-  return std::make_unique<model::ClaudeStreamReader>();
+// The provider's environment with the agent's own settings over it (NAME=value, same name replaced).
+std::vector<std::string> with_overrides(std::vector<std::string> environment, const std::vector<std::string>& overrides) {
+  for (const std::string& setting : overrides) {
+    const std::string prefix = setting.substr(0, setting.find('=') + 1);
+    std::erase_if(environment, [&](const std::string& entry) { return entry.compare(0, prefix.size(), prefix) == 0; });
+    environment.push_back(setting);
+  }
+  return environment;
 }
 
 // Why the run did not give an answer, from the process's end and then the stream's; nullopt
@@ -145,8 +128,6 @@ std::optional<std::string> run_failure(const exec::ProcessResult& process, const
 }
 
 }  // namespace
-
-const char* agent_cli_name(AgentCli cli) { return cli == AgentCli::codex ? "codex" : "claude"; }
 
 std::vector<std::string> inherited_environment() {
   std::vector<std::string> environment;
@@ -178,25 +159,23 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
                                   spec.working_directory, "agent");
   const std::string schema_text = model::compact_json(answer_schema);
   std::optional<SchemaFile> schema_file;
-  if (cli == AgentCli::codex) {
-    schema_file.emplace(schema_text);
-    spec.args = codex_arguments(options, schema_file->path());
-  } else {
-    spec.args = claude_arguments(options, schema_text);
-  }
-  spec.env = inherited_environment();
-  spec.stdin_data = prompt;
+  if (takes_schema_file(cli)) schema_file.emplace(schema_text);
+  AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, schema_file ? schema_file->path() : "");
+  spec.args = std::move(invocation.args);
+  spec.env = with_overrides(inherited_environment(), invocation.env);
+  const std::size_t prompt_bytes = invocation.prompt.size();
+  spec.stdin_data = std::move(invocation.prompt);
   spec.timeout = options.timeout;
   spec.kill_grace = options.kill_grace;
   spec.stdout_limit = options.stream_limit;
-  const std::unique_ptr<model::AgentStreamReader> reader = stream_reader(cli);
+  const std::unique_ptr<model::AgentStreamReader> reader = agent_stream_reader(cli);
   LineFeed feed(*reader);
   spec.stdout_sink = [&feed](std::string_view chunk) { feed.chunk(chunk); };
 
   const exec::ProcessResult process = run_process_to_end(std::move(spec));
   feed.finish();
   if (const auto failure = run_failure(process, *reader, options)) throw Error(*failure);
-  return AgentRun{reader->turn(), prompt.size(), process.stderr_bytes, process.duration};
+  return AgentRun{reader->turn(), prompt_bytes, process.stderr_bytes, process.duration};
 }
 
 }  // namespace strata::app

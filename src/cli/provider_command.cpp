@@ -66,15 +66,10 @@ void add_agent_options(CLI::App* command, AdapterOptions& options, AgentCli cli)
   command->add_option("--kill-grace-ms", options.kill_grace_ms, "Between SIGTERM and SIGKILL")->capture_default_str()->check(CLI::Range(0LL, 600000LL));
   command->add_option("--stream-limit", options.run.stream_limit, "Stop the agent when its event stream passes this many bytes")
       ->capture_default_str();
+  command->add_flag("--allow-subagents", options.run.tools.subagents,
+                    "Let the agent start sub-agents and background tasks (Claude's Task tool; off by default)");
+  command->add_flag("--allow-web", options.run.tools.web, "Let the agent search and fetch from the web (off by default)");
   command->add_option("agent-args", options.run.extra_args, "After --: more arguments for the agent, after Strata's own");
-}
-
-const char* invocation(AgentCli cli) {
-  return cli == AgentCli::codex
-             ? "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only\n"
-               "[--model M] --output-schema <schema file> [agent args] -"
-             : "Runs claude -p --output-format stream-json --verbose --no-session-persistence --permission-mode dontAsk\n"
-               "--disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]";
 }
 
 void add_provider_flavour(CLI::App* provider_command, Action& action, AgentCli cli, const char* description) {
@@ -87,7 +82,7 @@ void add_provider_flavour(CLI::App* provider_command, Action& action, AgentCli c
   command->add_option("--query-command", options->query_command, "The doc-bridge query command: a path, or a name in PATH")
       ->capture_default_str();
   command->footer(std::string("Use it in a provider config as \"command\": \"strata\", \"args\": [\"provider\", \"") + app::agent_cli_name(cli) +
-                  "\", \"--model\", \"...\"].\n" + invocation(cli) +
+                  "\", \"--model\", \"...\"].\n" + app::agent_invocation_summary(cli) +
                   "\nin the working directory Strata gives the provider, without a shell, the request on stdin as the prompt.\n"
                   "Prints the model's answer as provider response fields, with the usage (tokenMethod provider), the completed\n"
                   "tool calls and byte/time telemetry (docs/PROVIDERS.md).\n"
@@ -100,7 +95,7 @@ void add_judge_flavour(CLI::App* judge_command, Action& action, AgentCli cli) {
   auto* command = judge_command->add_subcommand(app::agent_cli_name(cli), std::string("The independent adjudicator on ") + app::agent_cli_name(cli));
   add_agent_options(command, *options, cli);
   command->footer(std::string("Use it as the provider config's adjudicator: \"command\": \"strata\", \"args\": [\"provider\", \"judge\", \"") +
-                  app::agent_cli_name(cli) + "\", \"--model\", \"...\"].\n" + invocation(cli) +
+                  app::agent_cli_name(cli) + "\", \"--model\", \"...\"].\n" + app::agent_invocation_summary(cli) +
                   "\nin the current directory, the adjudicator request (study-v1 §4.2) on stdin as the prompt, the answer\n"
                   "constrained to {outcome, confidence, reasonCodes}. Prints the adjudicator output (§4.3) with the agent's\n"
                   "token counts (tokenMethod provider) and cachedInputTokens (docs/PROVIDERS.md).\n"

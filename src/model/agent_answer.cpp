@@ -43,7 +43,7 @@ const Json& provider_output_schema() {
     properties["evidenceIds"] = {{"type", "array"}, {"items", {{"type", "string"}, {"maxLength", 2048}}}, {"maxItems", 128}};
     properties["clarificationRequests"] = {{"type", "integer"}, {"minimum", 0}};
     properties["reworkCount"] = {{"type", "integer"}, {"minimum", 0}};
-    properties["firstEvidenceLatencyMs"] = {{"type", "integer"}, {"minimum", 0}};
+    properties["firstEvidenceLatencyMs"] = {{"type", {"integer", "null"}}, {"minimum", 0}};
     properties["measurements"] = {
         {"type", "array"},
         {"maxItems", 64},
@@ -54,7 +54,9 @@ const Json& provider_output_schema() {
           {"properties", {{"name", {{"type", "string"}, {"minLength", 1}, {"maxLength", 128}}}, {"value", {{"type", "number"}, {"minimum", 0}}}}}}}};
     return Json{{"type", "object"},
                 {"additionalProperties", false},
-                {"required", {"taskOutcome", "evidenceQuality", "safetyOutcome", "evidenceIds", "clarificationRequests", "reworkCount", "measurements"}},
+                {"required",
+                 {"taskOutcome", "evidenceQuality", "safetyOutcome", "evidenceIds", "clarificationRequests", "reworkCount",
+                  "firstEvidenceLatencyMs", "measurements"}},
                 {"properties", properties}};
   }();
   return schema;
@@ -82,7 +84,7 @@ Json answer_object(std::string_view answer, const Json& schema) {
   for (const auto& [member, value] : parsed.items())
     if (!schema["properties"].contains(member)) answer_mismatch(member, "is not a field of the schema");
   for (const auto& member : schema["required"])
-    if (!parsed.contains(member.get<std::string>())) answer_mismatch(member.get<std::string>(), "is missing");
+    if (!parsed.contains(member.get<std::string>()) && member != "firstEvidenceLatencyMs") answer_mismatch(member.get<std::string>(), "is missing");
   return parsed;
 }
 
@@ -107,7 +109,10 @@ Json provider_fields_from_answer(std::string_view answer) {
     if (!is_count(parsed[member])) answer_mismatch(member, "is not a non-negative integer");
     fields[member] = parsed[member];
   }
-  if (parsed.contains("firstEvidenceLatencyMs")) {
+  // Required by the schema (strict structured output needs every property), null when the agent
+  // did not observe it; absent is read the same way (the reference's earlier schema, 9b30fc32,
+  // made it optional). Either way the response has no latency: "not observed".
+  if (parsed.contains("firstEvidenceLatencyMs") && !parsed["firstEvidenceLatencyMs"].is_null()) {
     if (!is_count(parsed["firstEvidenceLatencyMs"])) answer_mismatch("firstEvidenceLatencyMs", "is not a non-negative integer");
     fields["firstEvidenceLatencyMs"] = parsed["firstEvidenceLatencyMs"];
   }

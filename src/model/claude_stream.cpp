@@ -47,6 +47,14 @@ std::string subtype_of(const Json& event) {
   return identifier ? text : "unknown";
 }
 
+// A result that a background task's notification produced, not the run's own.
+bool is_background_result(const Json& event) {
+  const auto origin = event.find("origin");
+  if (origin == event.end() || !origin->is_object()) return false;
+  const auto kind = origin->find("kind");
+  return kind != origin->end() && kind->is_string() && str(*kind) == "task-notification";
+}
+
 }  // namespace
 
 void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
@@ -56,10 +64,27 @@ void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
   if (!parsed) return;
   Json event = *parsed;
   const std::string& type = str(event["type"]);
-  if (type == "assistant") assistant_message(event, at_ms);
+  if (turn_.completed) {
+    // The run's own result has been read: what follows belongs to background work the run left
+    // behind (a task notification ends with a result of its own, "origin":{"kind":
+    // "task-notification"}), never to the answer (issue 25).
+    if (type == "result") ++turn_.background_results;
+    return;
+  }
+  if (type == "system") system_message(event);
+  else if (type == "assistant") assistant_message(event, at_ms);
   else if (type == "user") tool_results(event);
   else if (type == "result") result(event);
-  // system, stream_event, rate_limit_event, ...: nothing Strata needs
+  // stream_event, rate_limit_event, ...: nothing Strata needs
+}
+
+// The init message lists the tools the agent has under the flags it was given; StructuredOutput
+// is the answer's channel, not a tool the agent acts with.
+void ClaudeStreamReader::system_message(const Json& event) {
+  if (subtype_of(event) != "init" || !event.contains("tools") || !event["tools"].is_array()) return;
+  std::size_t tools = 0;
+  for (const Json& tool : event["tools"]) tools += !(tool.is_string() && str(tool) == kStructuredOutputTool);
+  turn_.available_tools = tools;
 }
 
 void ClaudeStreamReader::assistant_message(const Json& event, double at_ms) {
@@ -98,6 +123,10 @@ void ClaudeStreamReader::tool_results(const Json& event) {
 }
 
 void ClaudeStreamReader::result(const Json& event) {
+  if (is_background_result(event)) {
+    ++turn_.background_results;
+    return;
+  }
   const bool is_error = !event.contains("is_error") || event["is_error"] != false;
   const std::string subtype = subtype_of(event);
   if (is_error || subtype != "success") {
@@ -120,6 +149,9 @@ void ClaudeStreamReader::result(const Json& event) {
     turn_.output_tokens = count_member(usage, "output_tokens");
   }
   if (const auto cost = count_member(event, "total_cost_usd")) turn_.cost_usd = cost;
+  // The tool uses the permission mode refused (e.g. a Bash command that writes, under dontAsk).
+  if (event.contains("permission_denials") && event["permission_denials"].is_array())
+    turn_.denied_tool_uses = event["permission_denials"].size();
 }
 
 }  // namespace strata::model

@@ -73,11 +73,11 @@ a, reference = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 o = a["options"]
 ok = (a["flavor"] == "claude" and a["argv"][1:5] == ["-p", "--output-format", "stream-json", "--verbose"]
       and "--no-session-persistence" in o and o["--permission-mode"] == ["dontAsk"]
-      and o["--disallowedTools"] == ["Edit,Write,NotebookEdit"] and o["--model"] == ["test-model"]
+      and o["--disallowedTools"] == ["Edit,Write,NotebookEdit,Task,WebFetch,WebSearch"] and o["--model"] == ["test-model"]
       and json.loads(o["--json-schema"][0]) == reference and a["positionals"] == [] and a["prompt_from_stdin"])
 sys.exit(0 if ok else 1)
 PY
-expect_true "python3 '$WORK/argv.py' '$WORK/record/argv.json' '$FIX/study-provider-output.schema.9b30fc32.json'" \
+expect_true "python3 '$WORK/argv.py' '$WORK/record/argv.json' '$FIX/study-provider-output.schema.3224164.json'" \
   "claude -p --output-format stream-json --verbose, read-only, no session kept, the reference's schema inline, the prompt on stdin"
 expect_true "cmp -s '$WORK/record/prompt.txt' '$WORK/request.json'" "the prompt is the request"
 expect_true "! grep -qF '$WORK' '$WORK/record/prompt.txt'" "no repository path in the prompt"

@@ -61,7 +61,7 @@ expect_true "python3 '$WORK/expected.py' '$WORK/stream.jsonl' '$WORK/stdout' '$W
   "fields, usage, tool calls and telemetry equal those computed from the stream"
 expect_true "python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); sys.exit(not (a[\"flavor\"] == \"codex\" and a[\"argv\"][1:8] == [\"exec\", \"--json\", \"--ephemeral\", \"--ignore-user-config\", \"--skip-git-repo-check\", \"--sandbox\", \"read-only\"] and a[\"argv\"][-1] == \"-\" and a[\"options\"][\"--model\"] == [\"test-model\"] and a[\"output_schema_exists\"]))' '$WORK/record/argv.json'" \
   "codex exec --json, read-only, ephemeral, the user's config ignored, the model, the prompt on stdin"
-expect_true "python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' '$WORK/record/output-schema.json' '$FIX/study-provider-output.schema.9b30fc32.json'" \
+expect_true "python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' '$WORK/record/output-schema.json' '$FIX/study-provider-output.schema.3224164.json'" \
   "the output schema is the reference's"
 expect_true "cmp -s '$WORK/record/prompt.txt' '$WORK/request.json'" "the prompt is the request"
 for part in SENTINEL-OBJECTIVE SENTINEL-OUTCOME entrypoint-evidence 'test -f src/main.cpp' '"allowedTools":["read","search"]' '"forbiddenActions":["network","write"]'; do

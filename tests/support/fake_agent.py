@@ -46,6 +46,7 @@ DEFAULT_ANSWER = {
 BAD_ANSWER = dict(DEFAULT_ANSWER, taskOutcome="great", reworkCount=1.5, confidence=0.9)
 CODEX_USAGE = {"input_tokens": 24763, "cached_input_tokens": 24448,
                "output_tokens": 1220, "reasoning_output_tokens": 640}
+CLAUDE_TOOLS = ["Task", "Bash", "Glob", "Grep", "Read", "WebSearch", "mcp__docs__search"]  # the init event's list
 CLAUDE_USAGE = {"input_tokens": 26, "cache_creation_input_tokens": 25422,
                 "cache_read_input_tokens": 74989, "output_tokens": 562,
                 "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0},
@@ -246,7 +247,7 @@ def claude_run(scenario, answer_text, answer_obj, out, record, model, schema_giv
         ev.update(extra)
         out.ev(ev)
 
-    tools = ["Task", "Bash", "Glob", "Grep", "Read", "WebSearch", "mcp__docs__search"]
+    tools = CLAUDE_TOOLS
     out.ev({"type": "system", "subtype": "init", "cwd": os.getcwd(), "session_id": SESSION_ID,
             "tools": tools + (["StructuredOutput"] if schema_given else []),
             "mcp_servers": [{"name": "docs", "status": "connected"}], "model": model,

@@ -31,7 +31,7 @@ std::string refusal(const Json& value) { return strata::test::message_of([&] { p
 }  // namespace
 
 TEST_CASE("the output schema is the reference's", "[agent-answer]") {
-  CHECK(strata::model::provider_output_schema() == strata::test::fixture("study-provider-output.schema.9b30fc32.json"));
+  CHECK(strata::model::provider_output_schema() == strata::test::fixture("study-provider-output.schema.3224164.json"));
 }
 
 TEST_CASE("an answer becomes the provider response fields", "[agent-answer]") {
@@ -45,6 +45,9 @@ TEST_CASE("an answer becomes the provider response fields", "[agent-answer]") {
   Json with_latency = answer();
   with_latency["firstEvidenceLatencyMs"] = 1200;
   CHECK(provider_fields_from_answer(with_latency.dump())["firstEvidenceLatencyMs"] == 1200);
+  // Issue 25: the schema's explicit null ("not observed") is accepted and left out, like absence.
+  with_latency["firstEvidenceLatencyMs"] = nullptr;
+  CHECK_FALSE(provider_fields_from_answer(with_latency.dump()).contains("firstEvidenceLatencyMs"));
 }
 
 TEST_CASE("an answer outside the schema is refused, naming the member and not its value", "[agent-answer]") {
@@ -66,6 +69,8 @@ TEST_CASE("an answer outside the schema is refused, naming the member and not it
   CHECK(refusal(with("secretNotes", "the repository's private key")) ==
         "the agent's answer does not match the output schema: secretNotes is not a field of the schema");
   CHECK(refusal(without("safetyOutcome")).find("safetyOutcome is missing") != std::string::npos);
+  CHECK(refusal(with("firstEvidenceLatencyMs", -5)).find("firstEvidenceLatencyMs is not a non-negative integer") != std::string::npos);
+  CHECK(refusal(with("firstEvidenceLatencyMs", "soon")).find("firstEvidenceLatencyMs is not a non-negative integer") != std::string::npos);
   CHECK(refusal(with("evidenceIds", Json::array({1}))).find("evidenceIds holds a value that is not a string") != std::string::npos);
   CHECK(refusal(with("measurements", Json::array({Json{{"name", "x"}, {"value", -1}}}))).find("measurements holds an entry") !=
         std::string::npos);

@@ -166,3 +166,39 @@ TEST_CASE("a tool result's text block without text is counted by its size", "[cl
   CHECK_FALSE(reader.failure());
   CHECK(reader.turn().tool_output_bytes == std::string(R"({"type":"text"})").size() + std::string("docs/USAGE.md").size());
 }
+
+// Issue 25: the real Claude Code (2.1.328) wrote a second result after the run's own, from a
+// background task's notification; the adapter took it as the answer ("done": not JSON).
+TEST_CASE("the run's own result is the answer; a background task's later result is counted, not read", "[claude]") {
+  auto lines = claude_normal_stream();
+  lines.back().insert(lines.back().find(R"("total_cost_usd")"), R"("permission_denials":[{"tool_name":"Bash","tool_use_id":"t7","tool_input":{"command":"echo x > f"}},{"tool_name":"Bash","tool_use_id":"t8","tool_input":{}}],)");
+  lines.push_back(R"({"type":"system","subtype":"task_notification","task_id":"b1","status":"completed"})");
+  lines.push_back(R"({"type":"assistant","message":{"id":"m9","content":[{"type":"tool_use","id":"t9","name":"Bash","input":{"command":"ls"}}]}})");
+  lines.push_back(R"({"type":"result","subtype":"success","is_error":false,"result":"done","result_index":1,"origin":{"kind":"task-notification"},)"
+                  R"("total_cost_usd":9,"usage":{"input_tokens":1,"output_tokens":1}})");
+  const ClaudeStreamReader reader = read_claude(lines);
+  CHECK_FALSE(reader.failure());
+  const auto& turn = reader.turn();
+  CHECK(*turn.final_message == kAnswer);
+  CHECK(*turn.cost_usd == 0.154274);  // the run's own figures, not the notification's
+  CHECK(*turn.output_tokens == 562);
+  CHECK(turn.tool_events == 4);  // nothing after the run's own result is read as the run's
+  CHECK(turn.background_results == 1);
+  CHECK(*turn.denied_tool_uses == 2);
+  CHECK(*turn.available_tools == 2);  // Bash and Grep: StructuredOutput is the answer's channel
+
+  SECTION("a background result before the run's own is not the answer either") {
+    auto early = claude_normal_stream();
+    early.insert(early.end() - 1, R"({"type":"result","subtype":"success","is_error":false,"result":"done","origin":{"kind":"task-notification"}})");
+    const ClaudeStreamReader before = read_claude(early);
+    CHECK_FALSE(before.failure());
+    CHECK(*before.turn().final_message == kAnswer);
+    CHECK(before.turn().background_results == 1);
+    CHECK_FALSE(before.turn().denied_tool_uses);
+  }
+  SECTION("a stream with only a background result has no run result") {
+    auto only = claude_without_last(claude_normal_stream());
+    only.push_back(R"({"type":"result","subtype":"success","is_error":false,"result":"done","origin":{"kind":"task-notification"}})");
+    CHECK(*read_claude(only).failure() == "the event stream ended before the result event");
+  }
+}

@@ -1,33 +1,20 @@
 #pragma once
 // One non-interactive run of a coding agent's CLI for the agent adapters (issue 16,
-// docs/PROVIDERS.md): the Codex CLI (`codex exec --json`) or Claude Code (`claude -p
-// --output-format stream-json`), read-only, ephemeral, its answer constrained by a JSON Schema,
-// the prompt on stdin, started without a shell in the current directory and bounded like
-// Strata's own providers (time limit, SIGTERM -> grace -> SIGKILL to its process group, a cap on
-// the stream), its event stream read as it arrives.
+// docs/PROVIDERS.md), invoked as app/agent_cli says (read-only, ephemeral, its answer
+// constrained by a JSON Schema, the prompt on stdin), started without a shell in the current
+// directory and bounded like Strata's own providers (time limit, SIGTERM -> grace -> SIGKILL to
+// its process group, a cap on the stream), its event stream read as it arrives.
 #include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "strata/app/agent_cli.hpp"
 #include "strata/exec/process_spec.hpp"
 #include "strata/model/agent_stream.hpp"
 #include "strata/model/json.hpp"
 
 namespace strata::app {
-
-enum class AgentCli { codex, claude };
-
-const char* agent_cli_name(AgentCli cli);  // "codex", "claude": also the default command
-
-struct AgentRunOptions {
-  std::string agent_command;  // a path, or a name looked up in PATH; empty: the CLI's name
-  std::string model;          // empty: the CLI's default
-  std::vector<std::string> extra_args;  // after Strata's own arguments
-  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-  std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
-  std::size_t stream_limit = std::size_t{1} << 30;  // bytes of event stream read at most
-};
 
 struct AgentRun {
   model::AgentTurn turn;  // completed, with a final message

@@ -10,13 +10,14 @@
 namespace strata::model {
 
 // The JSON Schema the agent is asked to answer with (the reference's
-// study-provider-output.schema.json: the same fields and shapes, measurements as a list of
-// {name, value}; firstEvidenceLatencyMs optional), closed (additionalProperties false).
+// study-provider-output.schema.json at 3224164: the same fields and shapes, measurements as a
+// list of {name, value}; every property required, as strict structured output demands, so
+// firstEvidenceLatencyMs is an integer or null), closed (additionalProperties false).
 const Json& provider_output_schema();
 
 // The answer checked against that schema and mapped: the enums and counts as given, evidenceIds
 // normalised, measurements as a {name: value} map (a repeated name: the last value), and
-// firstEvidenceLatencyMs when given. Throws strata::Error naming the member that is missing or
+// firstEvidenceLatencyMs when it is a number (null or absent: not observed, left out). Throws strata::Error naming the member that is missing or
 // wrong, never its value (an answer may quote the repository).
 Json provider_fields_from_answer(std::string_view answer);
 

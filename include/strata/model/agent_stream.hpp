@@ -27,6 +27,11 @@ struct AgentTurn {
   std::size_t agent_message_bytes = 0;
   std::size_t lines = 0, stream_bytes = 0;
   std::optional<double> first_tool_event_ms;  // arrival time of the first tool event
+  // What the agent was allowed and refused (issue 25): the tools its own start-up event listed
+  // (a count: the names are not kept), and the tool uses its permission mode or sandbox denied.
+  std::optional<std::size_t> available_tools;
+  std::optional<std::size_t> denied_tool_uses;  // when the stream reports them
+  std::size_t background_results = 0;  // end-of-run events of background tasks, after the run's own
   bool completed = false;                     // the stream's own end-of-run event arrived, and said success
 };
 

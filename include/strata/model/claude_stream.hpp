@@ -18,6 +18,7 @@ class ClaudeStreamReader final : public AgentStreamReader {
  private:
   void assistant_message(const Json& event, double at_ms);
   void tool_results(const Json& event);
+  void system_message(const Json& event);
   void result(const Json& event);
 
   // tool_use id -> the bytes of its input, until its tool_result arrives (then it is completed).

@@ -1,0 +1,58 @@
+#pragma once
+// Which coding agent's CLI an adapter runs, and how (issues 16 and 25, docs/PROVIDERS.md): the
+// arguments that make each one non-interactive, read-only and ephemeral with its answer held to
+// a JSON Schema, the environment it needs for that, the prompt it reads on stdin, and the reader
+// of its event stream. Everything agent-specific about starting an agent lives here;
+// app/agent_run runs whichever it is under the same bounds.
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "strata/model/agent_stream.hpp"
+
+namespace strata::app {
+
+enum class AgentCli { codex, claude };
+
+const char* agent_cli_name(AgentCli cli);  // "codex", "claude": also the default command
+
+// The tools an agent may use in a study beyond reading the repository (issue 25): off unless the
+// provider config's arguments turn them on, so every arm has the same means and no agent reaches
+// the network or spawns work that outlives its answer.
+struct ToolPolicy {
+  bool subagents = false;  // Claude's Task (sub-agents, background tasks)
+  bool web = false;        // web search and fetch
+};
+
+struct AgentRunOptions {
+  std::string agent_command;  // a path, or a name looked up in PATH; empty: the CLI's name
+  std::string model;          // empty: the CLI's default
+  std::vector<std::string> extra_args;  // after Strata's own
+  ToolPolicy tools;
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
+  std::size_t stream_limit = std::size_t{1} << 30;  // bytes of event stream read at most
+};
+
+struct AgentInvocation {
+  std::vector<std::string> args;
+  std::vector<std::string> env;  // NAME=value set for the agent, over the provider's own
+  std::string prompt;            // written to its stdin
+};
+
+// Whether the CLI takes the answer schema as a file (codex's --output-schema).
+bool takes_schema_file(AgentCli cli);
+
+// How to run `cli` on `prompt` with its answer held to the schema (`schema_text`, compact JSON;
+// `schema_path`, the same in a file, when takes_schema_file).
+AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt,
+                                 const std::string& schema_text, const std::string& schema_path);
+
+// The invocation in words, for --help.
+std::string agent_invocation_summary(AgentCli cli);
+
+std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli);
+
+}  // namespace strata::app
