@@ -1,12 +1,28 @@
 #include "strata/app/agent_cli.hpp"
 
+#include <cstdlib>
+
+#include "strata/error.hpp"
 #include "strata/model/claude_stream.hpp"
 #include "strata/model/codex_stream.hpp"
+#include "strata/model/gemini_stream.hpp"
+#include "strata/model/json_document.hpp"
+#include "strata/model/json_writer.hpp"
+#include "strata/model/opencode_stream.hpp"
 
 namespace strata::app {
 namespace {
 
+using model::Json;
+
 void append(std::vector<std::string>& args, const std::vector<std::string>& more) { args.insert(args.end(), more.begin(), more.end()); }
+
+// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run): the request,
+// then the schema as an instruction. Strata checks the answer against it all the same.
+std::string with_answer_instruction(const std::string& prompt, const std::string& schema_text) {
+  return prompt + "\n\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), valid against this JSON Schema: " +
+         schema_text + "\n";
+}
 
 // codex exec: --sandbox read-only is the OS sandbox (Landlock + seccomp) every command and patch
 // the model asks for runs under; --ephemeral and --ignore-user-config keep the run from reading
@@ -38,17 +54,94 @@ AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt
   return run;  // no prompt argument: print mode reads it from stdin
 }
 
+// gemini -p "": headless, the prompt on stdin (the -p text, empty, is appended to it). In
+// headless mode with the default approval mode the CLI does not even register the tools that
+// would need asking (write_file, replace, run_shell_command): that is its read-only setting. The
+// system settings file (the side file) takes away the rest that reaches beyond the repository.
+// Every '@' becomes \u0040, the same JSON: the CLI expands "@path" in a prompt into the file's
+// content.
+AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
+                       const std::string& settings_path) {
+  std::string escaped;
+  for (const char c : with_answer_instruction(prompt, schema_text)) {
+    if (c == '@') escaped += "\\u0040";
+    else escaped += c;
+  }
+  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust"}, {"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + settings_path}, escaped};
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;
+}
+
+Json gemini_system_settings(const ToolPolicy& tools) {
+  // save_memory writes to the user's GEMINI.md, which later runs would read: never.
+  Json exclude = Json::array({"run_shell_command", "write_file", "replace", "save_memory", "enter_plan_mode"});
+  if (!tools.web) {
+    exclude.push_back("web_fetch");
+    exclude.push_back("google_web_search");
+  }
+  if (!tools.subagents) exclude.push_back("invoke_agent");
+  return Json{{"tools", {{"exclude", exclude}}},
+              {"privacy", {{"usageStatisticsEnabled", false}}},
+              {"experimental", {{"enableAgents", tools.subagents}}}};
+}
+
+// opencode run: permissions deny every tool that writes or reaches out (a denied tool is not
+// offered to the model); they go in OPENCODE_CONFIG_CONTENT over the provider's own (which keeps
+// its model provider settings), and a repository's opencode.json, which would override them, is
+// not read.
+AgentInvocation opencode(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
+  Json config = Json::object();
+  if (const char* own = std::getenv("OPENCODE_CONFIG_CONTENT"); own && *own) {
+    try {
+      config = model::parse_json(own);
+    } catch (const Error&) {
+      throw Error("OPENCODE_CONFIG_CONTENT is not JSON");
+    }
+    if (!config.is_object()) throw Error("OPENCODE_CONFIG_CONTENT is not a JSON object");
+  }
+  const char* web = options.tools.web ? "allow" : "deny";
+  config["permission"] = Json{{"edit", "deny"},  {"bash", "deny"},       {"webfetch", web},
+                              {"websearch", web}, {"task", options.tools.subagents ? "allow" : "deny"},
+                              {"external_directory", "deny"}, {"doom_loop", "deny"}, {"skill", "deny"},
+                              {"todowrite", "deny"}, {"question", "deny"}};
+  config["autoupdate"] = false;
+  config["share"] = "disabled";
+  config["snapshot"] = false;
+  AgentInvocation run{{"run", "--format", "json"},
+                      {"OPENCODE_CONFIG_CONTENT=" + model::compact_json(config), "OPENCODE_DISABLE_PROJECT_CONFIG=1",
+                       "OPENCODE_DISABLE_AUTOUPDATE=1"},
+                      with_answer_instruction(prompt, schema_text)};
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;  // no message argument: run reads it from stdin
+}
+
 }  // namespace
 
-const char* agent_cli_name(AgentCli cli) { return cli == AgentCli::codex ? "codex" : "claude"; }
+const char* agent_cli_name(AgentCli cli) {
+  switch (cli) {
+    case AgentCli::codex: return "codex";
+    case AgentCli::claude: return "claude";
+    case AgentCli::gemini: return "gemini";
+    case AgentCli::opencode: return "opencode";
+  }
+  return "?";
+}
 
-bool takes_schema_file(AgentCli cli) { return cli == AgentCli::codex; }
+std::optional<std::string> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text) {
+  if (cli == AgentCli::codex) return schema_text;
+  if (cli == AgentCli::gemini) return model::compact_json(gemini_system_settings(options.tools));
+  return std::nullopt;
+}
 
 AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
-                                 const std::string& schema_path) {
+                                 const std::string& side_file) {
   switch (cli) {
-    case AgentCli::codex: return codex(options, prompt, schema_path);
+    case AgentCli::codex: return codex(options, prompt, side_file);
     case AgentCli::claude: return claude(options, prompt, schema_text);
+    case AgentCli::gemini: return gemini(options, prompt, schema_text, side_file);
+    case AgentCli::opencode: return opencode(options, prompt, schema_text);
   }
   return {};
 }
@@ -61,13 +154,25 @@ std::string agent_invocation_summary(AgentCli cli) {
     case AgentCli::claude:
       return "Runs claude -p --output-format stream-json --verbose --no-session-persistence --permission-mode dontAsk\n"
              "--disallowedTools Edit,Write,NotebookEdit[,Task][,WebFetch,WebSearch] [--model M] --json-schema <schema> [agent args]";
+    case AgentCli::gemini:
+      return "Runs gemini -p \"\" --output-format stream-json --skip-trust [--model M] [agent args], headless (its tools that\n"
+             "write are not registered), with a system settings file that excludes memory, sub-agent and web tools, the schema\n"
+             "in the prompt";
+    case AgentCli::opencode:
+      return "Runs opencode run --format json [--model M] [agent args] with OPENCODE_CONFIG_CONTENT denying edit, bash, web,\n"
+             "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt";
   }
   return {};
 }
 
 std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
-  if (cli == AgentCli::codex) return std::make_unique<model::CodexStreamReader>();
-  return std::make_unique<model::ClaudeStreamReader>();
+  switch (cli) {
+    case AgentCli::codex: return std::make_unique<model::CodexStreamReader>();
+    case AgentCli::claude: return std::make_unique<model::ClaudeStreamReader>();
+    case AgentCli::gemini: return std::make_unique<model::GeminiStreamReader>();
+    case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
+  }
+  return nullptr;
 }
 
 }  // namespace strata::app

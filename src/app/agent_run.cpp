@@ -74,24 +74,25 @@ class LineFeed {
   std::size_t overlong_ = 0;  // bytes of the current line, once it is too long to keep
 };
 
-// The answer schema in a file of its own, for codex's --output-schema; removed when the run ends.
-class SchemaFile {
+// The file an agent reads beside its arguments (codex's output schema, Gemini CLI's system
+// settings: agent_side_file), in TMPDIR; removed when the run ends.
+class SideFile {
  public:
-  explicit SchemaFile(const std::string& text) {
+  explicit SideFile(const std::string& text) {
     const char* tmp = std::getenv("TMPDIR");
-    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-provider-schema.XXXXXX";
+    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-agent-file.XXXXXX";
     const int fd = ::mkstemp(path_.data());
-    if (fd < 0) throw Error("cannot create the output schema file in the temporary directory");
+    if (fd < 0) throw Error("cannot create the agent's settings file in the temporary directory");
     const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
     if (!written) {
       ::unlink(path_.c_str());
-      throw Error("cannot write the output schema file in the temporary directory");
+      throw Error("cannot write the agent's settings file in the temporary directory");
     }
   }
-  ~SchemaFile() { ::unlink(path_.c_str()); }
-  SchemaFile(const SchemaFile&) = delete;
-  SchemaFile& operator=(const SchemaFile&) = delete;
+  ~SideFile() { ::unlink(path_.c_str()); }
+  SideFile(const SideFile&) = delete;
+  SideFile& operator=(const SideFile&) = delete;
   const std::string& path() const { return path_; }
 
  private:
@@ -158,9 +159,9 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   spec.program = resolved_command(options.agent_command.empty() ? agent_cli_name(cli) : options.agent_command,
                                   spec.working_directory, "agent");
   const std::string schema_text = model::compact_json(answer_schema);
-  std::optional<SchemaFile> schema_file;
-  if (takes_schema_file(cli)) schema_file.emplace(schema_text);
-  AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, schema_file ? schema_file->path() : "");
+  std::optional<SideFile> side_file;
+  if (const std::optional<std::string> text = agent_side_file(cli, options, schema_text)) side_file.emplace(*text);
+  AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, side_file ? side_file->path() : "");
   spec.args = std::move(invocation.args);
   spec.env = with_overrides(inherited_environment(), invocation.env);
   const std::size_t prompt_bytes = invocation.prompt.size();

@@ -31,7 +31,7 @@ std::vector<JsonlRow> parse_jsonl(std::string_view text, const std::string& disp
     start = end + 1;
     ++line_number;
     if (is_blank(line)) continue;
-    std::optional<Json> value = model::parse_python_json_line(line);
+    std::optional<model::Json> value = model::parse_python_json_line(line);
     if (!value) {
       warnings.push_back("warning: invalid JSON at " + display_path + ":" + std::to_string(line_number));
       continue;

@@ -34,6 +34,20 @@ std::string trimmed(const std::string& text) {
   return text.substr(begin, end - begin);
 }
 
+// An answer in one Markdown code fence ("```json\n{...}\n```") is read as what the fence holds:
+// the CLIs that cannot hold a model to a schema (Gemini CLI, OpenCode) ask in words, and models
+// fence JSON out of habit.
+std::string_view unfenced(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return text;
+  std::string_view body = text.substr(first, last - first + 1);
+  if (body.size() < 6 || body.substr(0, 3) != "```" || body.substr(body.size() - 3) != "```") return text;
+  const auto newline = body.find('\n');
+  if (newline == std::string_view::npos || newline >= body.size() - 3) return text;
+  return body.substr(newline + 1, body.size() - 3 - (newline + 1));
+}
+
 }  // namespace
 
 const Json& provider_output_schema() {
@@ -76,7 +90,7 @@ void answer_mismatch(const std::string& member, const std::string& why) {
 Json answer_object(std::string_view answer, const Json& schema) {
   Json parsed;
   try {
-    parsed = parse_json(answer);
+    parsed = parse_json(unfenced(answer));
   } catch (const Error&) {
     throw Error("the agent's final message is not JSON");
   }

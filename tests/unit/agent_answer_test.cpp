@@ -50,6 +50,13 @@ TEST_CASE("an answer becomes the provider response fields", "[agent-answer]") {
   CHECK_FALSE(provider_fields_from_answer(with_latency.dump()).contains("firstEvidenceLatencyMs"));
 }
 
+// Gemini CLI and OpenCode are asked for JSON in words; a model may fence it.
+TEST_CASE("an answer in one Markdown code fence is read as the fenced JSON", "[agent-answer]") {
+  const Json fields = provider_fields_from_answer("\n```json\n" + answer().dump() + "\n```\n");
+  CHECK(fields["reworkCount"] == 2);
+  CHECK(provider_fields_from_answer("```\n" + answer().dump() + "```")["taskOutcome"] == "success");
+}
+
 TEST_CASE("an answer outside the schema is refused, naming the member and not its value", "[agent-answer]") {
   const auto with = [](const char* member, const Json& value) {
     Json a = answer();
@@ -77,5 +84,6 @@ TEST_CASE("an answer outside the schema is refused, naming the member and not it
   CHECK(refusal(with("measurements", Json::array({Json{{"name", "x"}, {"value", 1}, {"unit", "ms"}}}))).find("measurements holds an entry") !=
         std::string::npos);
   CHECK(strata::test::message_of([] { provider_fields_from_answer("Here is my answer: {"); }) == "the agent's final message is not JSON");
+  CHECK(strata::test::message_of([] { provider_fields_from_answer("```json\n{\"a\":1}\nand more"); }) == "the agent's final message is not JSON");
   CHECK(strata::test::message_of([] { provider_fields_from_answer("[1]"); }) == "the agent's final message is not a JSON object");
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,15 +15,15 @@
 
 namespace strata::app {
 
-enum class AgentCli { codex, claude };
+enum class AgentCli { codex, claude, gemini, opencode };
 
-const char* agent_cli_name(AgentCli cli);  // "codex", "claude": also the default command
+const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode": also the default command
 
 // The tools an agent may use in a study beyond reading the repository (issue 25): off unless the
 // provider config's arguments turn them on, so every arm has the same means and no agent reaches
 // the network or spawns work that outlives its answer.
 struct ToolPolicy {
-  bool subagents = false;  // Claude's Task (sub-agents, background tasks)
+  bool subagents = false;  // sub-agents and background tasks (Claude's Task, Gemini's invoke_agent, OpenCode's task)
   bool web = false;        // web search and fetch
 };
 
@@ -42,13 +43,17 @@ struct AgentInvocation {
   std::string prompt;            // written to its stdin
 };
 
-// Whether the CLI takes the answer schema as a file (codex's --output-schema).
-bool takes_schema_file(AgentCli cli);
+// The text of the file the CLI reads beside its arguments, when it needs one: codex's
+// --output-schema, Gemini CLI's system settings. app/agent_run writes it to a temporary file for
+// the run and removes it after.
+std::optional<std::string> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text);
 
 // How to run `cli` on `prompt` with its answer held to the schema (`schema_text`, compact JSON;
-// `schema_path`, the same in a file, when takes_schema_file).
+// `side_file`, the path of the agent_side_file, when there is one). Throws strata::Error when
+// the provider's environment holds a setting the agent cannot take (OPENCODE_CONFIG_CONTENT
+// that is not a JSON object).
 AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt,
-                                 const std::string& schema_text, const std::string& schema_path);
+                                 const std::string& schema_text, const std::string& side_file);
 
 // The invocation in words, for --help.
 std::string agent_invocation_summary(AgentCli cli);

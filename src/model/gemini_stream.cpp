@@ -1,0 +1,91 @@
+#include "strata/model/gemini_stream.hpp"
+
+#include "strata/model/json_access.hpp"
+#include "strata/model/json_writer.hpp"
+
+namespace strata::model {
+namespace {
+
+const std::string& member_text(const Json& object, const char* member) {
+  static const std::string none;
+  const auto it = object.find(member);
+  return it != object.end() && it->is_string() ? str(*it) : none;
+}
+
+// The refusals of the CLI's own read-only setting: a tool it did not register in headless mode
+// (write_file, replace, run_shell_command), or one its policy denied.
+bool is_denial(const Json& event) {
+  const auto error = event.find("error");
+  if (error == event.end() || !error->is_object()) return false;
+  const std::string& type = member_text(*error, "type");
+  return type == "tool_not_registered" || type == "policy_violation";
+}
+
+}  // namespace
+
+void GeminiStreamReader::add_line(std::string_view line, double at_ms) {
+  if (!count_line(line)) return;
+  const std::optional<Json> parsed = typed_object(line, "an event");
+  if (!parsed || turn_.completed) return;  // nothing after the run's result is the run's
+  const Json& event = *parsed;
+  const std::string& type = str(event["type"]);
+  if (type == "message" && member_text(event, "role") == "assistant") {
+    const std::string& text = member_text(event, "content");
+    text_ += text;  // with "delta": true the text comes in pieces
+    turn_.agent_message_bytes += text.size();
+  } else if (type == "tool_use") {
+    ++turn_.tool_events;
+    if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
+    const auto parameters = event.find("parameters");
+    open_tool_uses_[member_text(event, "tool_id")] = parameters == event.end() ? 0 : compact_json(*parameters).size();
+    text_.clear();  // what came before a tool call was narration, not the answer
+  } else if (type == "tool_result") {
+    tool_result(event);
+  } else if (type == "error") {
+    if (member_text(event, "severity") != "warning") error_event_ = true;  // the result says whether the run survived it
+  } else if (type == "result") {
+    result(event);
+  }
+  // init, the user's message, unknown types: nothing Strata needs
+}
+
+void GeminiStreamReader::tool_result(const Json& event) {
+  ++turn_.tool_events;
+  text_.clear();
+  const auto open = open_tool_uses_.find(member_text(event, "tool_id"));
+  if (open == open_tool_uses_.end()) return;
+  ++turn_.tool_calls;
+  turn_.tool_input_bytes += open->second;
+  // "output" is the CLI's display of the result (read_file shows ""), not what the model got:
+  // the only size the stream has.
+  turn_.tool_output_bytes += text_bytes(event, "output");
+  if (is_denial(event)) turn_.denied_tool_uses = turn_.denied_tool_uses.value_or(0) + 1;
+  open_tool_uses_.erase(open);
+}
+
+void GeminiStreamReader::result(const Json& event) {
+  if (member_text(event, "status") != "success") {
+    defect("the agent's run ended in an error (result " + std::string(member_text(event, "status") == "error" ? "error" : "unknown") + ")");
+    return;
+  }
+  turn_.completed = true;
+  if (!text_.empty()) turn_.final_message = text_;
+  if (!turn_.denied_tool_uses) turn_.denied_tool_uses = 0;
+  const auto stats = event.find("stats");
+  if (stats == event.end() || !stats->is_object()) return;
+  // input_tokens counts every prompt token, the cached ones ("cached") included; output_tokens
+  // leaves the thoughts out, which total_tokens has: Strata's output count includes them, as
+  // codex's does, with the thoughts as reasoningOutputTokens.
+  turn_.input_tokens = count_member(*stats, "input_tokens");
+  turn_.cached_input_tokens = count_member(*stats, "cached");
+  const auto output = count_member(*stats, "output_tokens");
+  const auto total = count_member(*stats, "total_tokens");
+  if (output && total && turn_.input_tokens && *total >= *turn_.input_tokens + *output) {
+    turn_.reasoning_output_tokens = *total - *turn_.input_tokens - *output;
+    turn_.output_tokens = *total - *turn_.input_tokens;
+  } else {
+    turn_.output_tokens = output;
+  }
+}
+
+}  // namespace strata::model
