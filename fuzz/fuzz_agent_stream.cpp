@@ -1,5 +1,6 @@
-// An agent CLI's stdout as `strata provider codex|claude` and `strata provider judge` read it:
-// byte 0 picks the reader (even: model::CodexStreamReader, odd: model::ClaudeStreamReader), the
+// An agent CLI's stdout as `strata provider codex|claude|gemini|opencode` and `strata provider
+// judge` read it: byte 0 picks the reader (modulo 4: model::CodexStreamReader,
+// ClaudeStreamReader, GeminiStreamReader, OpenCodeStreamReader), the
 // rest is the stream, cut into lines at '\n' as app/agent_run's line feed does; a stream that
 // ends without a failure hands its final message to model::provider_fields_from_answer and
 // model::adjudicator_fields_from_answer. The whole input is also handed to both as an answer
@@ -30,6 +31,8 @@
 #include "strata/model/agent_answer.hpp"
 #include "strata/model/claude_stream.hpp"
 #include "strata/model/codex_stream.hpp"
+#include "strata/model/gemini_stream.hpp"
+#include "strata/model/opencode_stream.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.
@@ -50,7 +53,7 @@ void check_failure_text(const std::string& failure) {
       "|the turn failed \\(turn\\.failed\\)"
       "|the agent's run ended in an error \\(result [a-z_]+(, is_error)?\\)"
       "|the agent reported an error and the run did not complete"
-      "|the event stream ended before (turn\\.completed|the result event)"
+      "|the event stream ended before (turn\\.completed|the result event|a step that finished with reason stop)"
       "|the run completed without a final message");
   FUZZ_CHECK(std::regex_match(failure, known), "unknown failure text: " + fuzz::excerpt(failure));
 }
@@ -93,8 +96,12 @@ int test_one_input(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::string_view stream = fuzz::as_text(data + 1, size - 1);
   std::unique_ptr<model::AgentStreamReader> reader;
-  if (data[0] % 2 == 0) reader = std::make_unique<model::CodexStreamReader>();
-  else reader = std::make_unique<model::ClaudeStreamReader>();
+  switch (data[0] % 4) {
+    case 0: reader = std::make_unique<model::CodexStreamReader>(); break;
+    case 1: reader = std::make_unique<model::ClaudeStreamReader>(); break;
+    case 2: reader = std::make_unique<model::GeminiStreamReader>(); break;
+    default: reader = std::make_unique<model::OpenCodeStreamReader>(); break;
+  }
 
   std::size_t lines = 0;
   try {
