@@ -10,7 +10,7 @@
 #   scripts/setup.sh --agents   the agent CLIs the adapter tests run (Codex, Claude Code, Gemini CLI,
 #                               OpenCode), the versions pinned in tests/agents/package-lock.json,
 #                               from the npm registry into tests/agents/node_modules (no global
-#                               install, no install scripts); skipped when that lock is installed
+#                               install); skipped when that lock is installed
 set -euo pipefail
 
 if [ "${1:-}" = --agents ]; then
@@ -19,11 +19,17 @@ if [ "${1:-}" = --agents ]; then
   want=$(sha256sum package-lock.json | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
   command -v npm >/dev/null || bash "$0"  # nodejs (with npm) is in the base package list
-  # --ignore-scripts: each CLI runs from its platform package without its postinstall step.
   # npm install, not npm ci: npm ci refuses this lock (opencode-ai lists platform packages the lock
   # leaves out on other platforms); the exact versions in package.json and the integrity hashes
   # in the lock pin the same tree.
+  # --ignore-scripts, then only the two install steps the CLIs need: Claude Code's and OpenCode's
+  # copy the native binary out of their platform package over a placeholder (read: local files
+  # only, no download); the others (node-pty's node-gyp build for Gemini CLI's optional terminal)
+  # are not needed headless.
   npm install --no-audit --no-fund --ignore-scripts --no-save --loglevel=error
+  (cd node_modules/@anthropic-ai/claude-code && node install.cjs)
+  (cd node_modules/opencode-ai && node postinstall.mjs)
+  for agent in codex claude gemini opencode; do node_modules/.bin/$agent --version >/dev/null; done
   echo "$want" >"$stamp"
   exit 0
 fi
