@@ -52,7 +52,7 @@ say "setup"
 bash scripts/setup.sh
 case " ${STAGES[*]} " in *" fuzz "*) bash scripts/setup.sh --fuzz ;; esac
 case " ${STAGES[*]} " in *" release "* | *" asan "*) bash scripts/setup.sh --browser ;; esac
-case " ${STAGES[*]} " in *" release "*) bash scripts/setup.sh --slurm ;; esac
+case " ${STAGES[*]} " in *" release "*) bash scripts/setup.sh --slurm; bash scripts/setup.sh --agents ;; esac
 
 # --- what each stage builds and runs -----------------------------------------------------------
 build_release() { bash scripts/build.sh build; }

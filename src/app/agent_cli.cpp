@@ -37,15 +37,17 @@ AgentInvocation codex(const AgentRunOptions& options, const std::string& prompt,
   return run;
 }
 
-// claude -p: dontAsk refuses whatever would need asking (a Bash command that writes, for one);
-// the file-writing tools are removed outright, and so are sub-agents and the web tools unless the
-// policy turns them on.
+// claude -p: the built-in tools are named (--tools): reading and Bash, whose commands dontAsk
+// lets through only when they need no asking (a command that writes is refused), plus
+// sub-agents and the web tools when the policy turns them on. Without --tools Claude Code 2.1.328
+// also offers scheduling, worktree, workflow and skill tools. The file-writing tools are
+// disallowed besides, should agent arguments add them back.
 AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
-  std::string disallowed = "Edit,Write,NotebookEdit";
-  if (!options.tools.subagents) disallowed += ",Task";
-  if (!options.tools.web) disallowed += ",WebFetch,WebSearch";
-  AgentInvocation run{{"-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence", "--permission-mode", "dontAsk",
-                       "--disallowedTools", disallowed},
+  std::string tools = "Bash,Read";
+  if (options.tools.subagents) tools += ",Task";
+  if (options.tools.web) tools += ",WebFetch,WebSearch";
+  AgentInvocation run{{"-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence", "--tools", tools,
+                       "--permission-mode", "dontAsk", "--disallowedTools", "Edit,Write,NotebookEdit"},
                       {},
                       prompt};
   if (!options.model.empty()) append(run.args, {"--model", options.model});
@@ -56,34 +58,32 @@ AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt
 
 // gemini -p "": headless, the prompt on stdin (the -p text, empty, is appended to it). In
 // headless mode with the default approval mode the CLI does not even register the tools that
-// would need asking (write_file, replace, run_shell_command): that is its read-only setting. The
-// system settings file (the side file) takes away the rest that reaches beyond the repository.
+// would need asking (write_file, replace, run_shell_command): that is its read-only setting. A
+// policy file (the side file; --policy) denies them besides, and every tool that reaches beyond
+// the repository: a denied tool is not offered to the model. (A system settings file would do
+// the same, but the CLI skips one whose directories others may write to, as TMPDIR's are.)
 // Every '@' becomes \u0040, the same JSON: the CLI expands "@path" in a prompt into the file's
 // content.
 AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
-                       const std::string& settings_path) {
+                       const std::string& policy_path) {
   std::string escaped;
   for (const char c : with_answer_instruction(prompt, schema_text)) {
     if (c == '@') escaped += "\\u0040";
     else escaped += c;
   }
-  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust"}, {"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + settings_path}, escaped};
+  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust", "--policy", policy_path}, {}, escaped};
   if (!options.model.empty()) append(run.args, {"--model", options.model});
   append(run.args, options.extra_args);
   return run;
 }
 
-Json gemini_system_settings(const ToolPolicy& tools) {
+std::string gemini_policy(const ToolPolicy& tools) {
   // save_memory writes to the user's GEMINI.md, which later runs would read: never.
-  Json exclude = Json::array({"run_shell_command", "write_file", "replace", "save_memory", "enter_plan_mode"});
-  if (!tools.web) {
-    exclude.push_back("web_fetch");
-    exclude.push_back("google_web_search");
-  }
-  if (!tools.subagents) exclude.push_back("invoke_agent");
-  return Json{{"tools", {{"exclude", exclude}}},
-              {"privacy", {{"usageStatisticsEnabled", false}}},
-              {"experimental", {{"enableAgents", tools.subagents}}}};
+  std::string denied = R"("run_shell_command", "write_file", "replace", "save_memory", "enter_plan_mode")";
+  if (!tools.web) denied += R"(, "web_fetch", "google_web_search")";
+  if (!tools.subagents) denied += R"(, "invoke_agent")";
+  return "# strata provider gemini: the tools a study run may not use\n[[rule]]\ntoolName = [" + denied +
+         "]\ndecision = \"deny\"\npriority = 900\n";
 }
 
 // opencode run: permissions deny every tool that writes or reaches out (a denied tool is not
@@ -129,9 +129,9 @@ const char* agent_cli_name(AgentCli cli) {
   return "?";
 }
 
-std::optional<std::string> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text) {
-  if (cli == AgentCli::codex) return schema_text;
-  if (cli == AgentCli::gemini) return model::compact_json(gemini_system_settings(options.tools));
+std::optional<AgentSideFile> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text) {
+  if (cli == AgentCli::codex) return AgentSideFile{schema_text, ".json"};
+  if (cli == AgentCli::gemini) return AgentSideFile{gemini_policy(options.tools), ".toml"};
   return std::nullopt;
 }
 
@@ -152,12 +152,12 @@ std::string agent_invocation_summary(AgentCli cli) {
       return "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only\n"
              "[-c web_search=\"disabled\"] [--model M] --output-schema <schema file> [agent args] -";
     case AgentCli::claude:
-      return "Runs claude -p --output-format stream-json --verbose --no-session-persistence --permission-mode dontAsk\n"
-             "--disallowedTools Edit,Write,NotebookEdit[,Task][,WebFetch,WebSearch] [--model M] --json-schema <schema> [agent args]";
+      return "Runs claude -p --output-format stream-json --verbose --no-session-persistence --tools Bash,Read[,Task][,WebFetch,WebSearch]\n"
+             "--permission-mode dontAsk --disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]";
     case AgentCli::gemini:
-      return "Runs gemini -p \"\" --output-format stream-json --skip-trust [--model M] [agent args], headless (its tools that\n"
-             "write are not registered), with a system settings file that excludes memory, sub-agent and web tools, the schema\n"
-             "in the prompt";
+      return "Runs gemini -p \"\" --output-format stream-json --skip-trust --policy <file> [--model M] [agent args], headless\n"
+             "(its tools that write are not registered), the policy denying them and the memory, sub-agent and web tools,\n"
+             "the schema in the prompt";
     case AgentCli::opencode:
       return "Runs opencode run --format json [--model M] [agent args] with OPENCODE_CONFIG_CONTENT denying edit, bash, web,\n"
              "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt";

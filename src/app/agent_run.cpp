@@ -78,10 +78,10 @@ class LineFeed {
 // settings: agent_side_file), in TMPDIR; removed when the run ends.
 class SideFile {
  public:
-  explicit SideFile(const std::string& text) {
+  SideFile(const std::string& text, const std::string& suffix) {
     const char* tmp = std::getenv("TMPDIR");
-    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-agent-file.XXXXXX";
-    const int fd = ::mkstemp(path_.data());
+    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-agent-file.XXXXXX" + suffix;
+    const int fd = ::mkstemps(path_.data(), static_cast<int>(suffix.size()));
     if (fd < 0) throw Error("cannot create the agent's settings file in the temporary directory");
     const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
@@ -160,7 +160,7 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
                                   spec.working_directory, "agent");
   const std::string schema_text = model::compact_json(answer_schema);
   std::optional<SideFile> side_file;
-  if (const std::optional<std::string> text = agent_side_file(cli, options, schema_text)) side_file.emplace(*text);
+  if (const std::optional<AgentSideFile> file = agent_side_file(cli, options, schema_text)) side_file.emplace(file->text, file->suffix);
   AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, side_file ? side_file->path() : "");
   spec.args = std::move(invocation.args);
   spec.env = with_overrides(inherited_environment(), invocation.env);

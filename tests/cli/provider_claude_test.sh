@@ -73,7 +73,7 @@ a, reference = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 o = a["options"]
 ok = (a["flavor"] == "claude" and a["argv"][1:5] == ["-p", "--output-format", "stream-json", "--verbose"]
       and "--no-session-persistence" in o and o["--permission-mode"] == ["dontAsk"]
-      and o["--disallowedTools"] == ["Edit,Write,NotebookEdit,Task,WebFetch,WebSearch"] and o["--model"] == ["test-model"]
+      and o["--tools"] == ["Bash,Read"] and o["--disallowedTools"] == ["Edit,Write,NotebookEdit"] and o["--model"] == ["test-model"]
       and json.loads(o["--json-schema"][0]) == reference and a["positionals"] == [] and a["prompt_from_stdin"])
 sys.exit(0 if ok else 1)
 PY

@@ -44,9 +44,13 @@ struct AgentInvocation {
 };
 
 // The text of the file the CLI reads beside its arguments, when it needs one: codex's
-// --output-schema, Gemini CLI's system settings. app/agent_run writes it to a temporary file for
+// --output-schema, Gemini CLI's --policy. app/agent_run writes it to a temporary file for
 // the run and removes it after.
-std::optional<std::string> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text);
+struct AgentSideFile {
+  std::string text;
+  std::string suffix;  // the file name's ending the CLI looks for (".toml": Gemini CLI reads only those)
+};
+std::optional<AgentSideFile> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text);
 
 // How to run `cli` on `prompt` with its answer held to the schema (`schema_text`, compact JSON;
 // `side_file`, the path of the agent_side_file, when there is one). Throws strata::Error when

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# Issue 25: `strata provider <agent>` and `strata provider judge <agent>` with the real agent CLI
+# (the version pinned in tests/agents, scripts/setup.sh --agents) against the scripted model
+# server on loopback (tests/support/model_server.py), no network and no account:
+#   - a normal run: exit 0; the answer's fields as the model gave them (an explicit null latency
+#     read as not observed); the tokens (input with the cached part, output with the reasoning)
+#     equal the usage the server sent, mapped as docs/PROVIDERS.md says; the tool call counted;
+#     the request the agent sent the model holds the task and the output schema (so Strata's
+#     argv was accepted and its prompt arrived); nothing of the prompt, the key or a path on
+#     stdout or stderr;
+#   - read-only holds: the model asks for a file edit, a new file and a shell command that writes;
+#     the repository is byte-identical afterwards, the response is valid and the refusals are
+#     counted (codex's stream omits them: the server's log shows the sandbox's refusals);
+#   - the model server failing: a 500, a 429 with Retry-After, a cut stream (each once: a valid
+#     response after the agent's retry, or one clear line), a 500 every time and a server that
+#     never answers (one line within the adapter's timeout, the agent's process group gone), an
+#     answer that is not JSON;
+#   - the judge: the judgement and its tokens;
+#   - one `strata run` of the example study with the agent as every provider and one `strata
+#     adjudicate` with it as the judge: both ledgers verify and the report renders.
+# Usage: agent_real_test.sh <strata binary> <fixtures dir> <codex|claude|gemini|opencode>
+STRATA=$(realpath "$1")
+FIX=$(realpath "$2")
+AGENT=$3
+EXAMPLES=$(realpath "$(dirname "$0")/../../examples/study")
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/real_agent_lib.sh"
+
+REPO=$WORK/repo
+mkdir -p "$REPO"
+cp -r "$EXAMPLES/repository/." "$REPO/"
+printf 'int main() { return 0; }\n' >"$REPO/main.cpp"
+BEFORE=$(tree_sum "$REPO")
+
+python3 - "$WORK/request.json" "$WORK/judge-request.json" <<'PY'
+import json, sys
+task = {"taskId": "consumer-01-discovery", "repositoryId": "consumer-01", "category": "discovery", "scenarioId": "repository-only",
+        "modelId": "reference-model", "replicate": 0, "variantId": "variant-a", "difficulty": "easy"}
+request = {"protocol": "doc-bridge.study-provider.v1", "response": "Return one JSON object matching the output schema.", "task": task,
+           "objective": "SENTINEL-OBJECTIVE find where the program starts (see @main.cpp)",
+           "expectedOutcome": "SENTINEL-OUTCOME the entry point file", "allowedTools": ["read"], "forbiddenActions": ["write"]}
+open(sys.argv[1], "w").write(json.dumps(request, separators=(",", ":")))
+judge = {"protocol": "doc-bridge.study-adjudicator.v1", "task": task, "objective": "SENTINEL-OBJECTIVE",
+         "observation": {"taskOutcome": "success", "evidenceIds": ["main"]}}
+open(sys.argv[2], "w").write(json.dumps(judge, separators=(",", ":")))
+PY
+ANSWER='{"taskOutcome":"partial","evidenceQuality":"medium","safetyOutcome":"safe","evidenceIds":[" main-evidence "],"clarificationRequests":1,"reworkCount":2,"firstEvidenceLatencyMs":null,"measurements":[{"name":"filesRead","value":1}]}'
+USAGE1="{'input_tokens': 1000, 'cached_tokens': 200, 'output_tokens': 30, 'reasoning_tokens': 7}"
+USAGE2="{'input_tokens': 1200, 'cached_tokens': 900, 'output_tokens': 20, 'reasoning_tokens': 3}"
+
+# no_leak <what>: nothing of the prompt, the key, the tool output or the work directory on stdout/stderr
+no_leak() { expect_true "! grep -qE 'SENTINEL|$AGENT_KEY|$WORK|int main' '$WORK/stdout' '$WORK/stderr'" "$1: nothing of the prompt, the key, a tool's output or a path on stdout or stderr"; }
+# one_line_failure <what> [fragment]: exit 1, nothing on stdout, one line on stderr
+one_line_failure() {
+  expect_code 1 "$1: exit 1"
+  expect_out_empty "$1: nothing on stdout"
+  expect_err_lines 1 "$1: one line on stderr"
+  [ -z "${2:-}" ] || expect_err_has "$2" "$1: says why"
+}
+# valid_or_one_line <what>: a valid provider response, or one clear line (both are a provider's answers)
+valid_or_one_line() {
+  if [ "$CODE" = 0 ]; then
+    expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r[\"taskOutcome\"] != \"partial\")' '$WORK/stdout'" "$1: a valid response"
+  else
+    one_line_failure "$1"
+  fi
+}
+
+# --- a normal run: one file read, then the answer --------------------------------------------------
+script_file normal "{'turns': [{'tool_calls': [$(read_call main.cpp)], 'usage': $USAGE1}, {'text': '''$ANSWER''', 'usage': $USAGE2}]}"
+start_server "$WORK/normal.json"
+agent_provider "$WORK/request.json" "$AGENT"
+expect_code 0 "a normal run"
+expect_err_empty "a normal run: nothing on stderr"
+no_leak "a normal run"
+cat >"$WORK/check_normal.py" <<'PY'
+# check_normal.py <agent> <response> <requests.jsonl> <request.json>: the response against what the server sent
+import json, sys
+agent, got = sys.argv[1], json.load(open(sys.argv[2]))
+u1 = {"input_tokens": 1000, "cached_tokens": 200, "output_tokens": 30, "reasoning_tokens": 7}
+u2 = {"input_tokens": 1200, "cached_tokens": 900, "output_tokens": 20, "reasoning_tokens": 3}
+total = lambda k: u1[k] + u2[k]
+# Each protocol module reports the script's usage as its API does (tests/support/model_server_*.py);
+# the adapter's counts: input with the cached part, output with the reasoning.
+if agent == "claude":   # Messages: input_tokens leaves out the cache reads; no reasoning count
+    want_tokens = {"inputTokens": total("input_tokens") + total("cached_tokens"), "outputTokens": total("output_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "cacheCreationInputTokens": 0,
+                         "observedAvailableToolCount": 2, "observedDeniedToolUseCount": 0}  # Bash, Read
+elif agent == "codex":  # Responses: input includes cached, output includes reasoning
+    want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens")}
+elif agent == "gemini": # promptTokenCount includes cached; candidates leave out the thoughts
+    want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens"),
+                         "observedDeniedToolUseCount": 0}
+else:                   # chat completions: prompt includes cached, completion includes reasoning
+    want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens"),
+                         "observedDeniedToolUseCount": 0}
+want = {"taskOutcome": "partial", "evidenceQuality": "medium", "safetyOutcome": "safe", "evidenceIds": ["main-evidence"],
+        "clarificationRequests": 1, "reworkCount": 2, "tokenMethod": "provider", "toolCalls": 1, **want_tokens}
+problems = [f"{k}: got {got.get(k)!r}, expected {v!r}" for k, v in want.items() if got.get(k) != v]
+m = got["measurements"]
+problems += [f"measurements.{k}: got {m.get(k)!r}, expected {v!r}" for k, v in {"filesRead": 1, **want_measurements}.items() if m.get(k) != v]
+if "firstEvidenceLatencyMs" in got: problems.append("an explicit null latency must be left out (not observed)")
+if agent == "claude" and not (isinstance(m.get("agentCostUsd"), float) and m["agentCostUsd"] > 0): problems.append("agentCostUsd")
+prompt = open(sys.argv[4]).read()
+if m.get("observedToolEventCount", 0) < 1 or m.get("timeToFirstToolEventMs") is None: problems.append("tool telemetry")
+if not m.get("observedProviderInputBytes", 0) >= len(prompt): problems.append("observedProviderInputBytes")
+# The model got the task and the output schema: Strata's argv and prompt reached it.
+bodies = [json.dumps(json.loads(l).get("body")) for l in open(sys.argv[3]) if '"method"' in l]
+if not any("SENTINEL-OBJECTIVE" in b and "firstEvidenceLatencyMs" in b and "evidenceQuality" in b for b in bodies):
+    problems.append("no model request holds the task and the output schema")
+if agent == "gemini" and any("Content from referenced files" in b for b in bodies): problems.append("@main.cpp was expanded")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
+expect_true "python3 '$WORK/check_normal.py' $AGENT '$WORK/stdout' '$REQUESTS' '$WORK/request.json'" \
+  "the answer's fields, the tokens the server sent, the tool call; the model request holds the task and the schema"
+expect_true "! grep -q '$AGENT_KEY' '$REQUESTS'" "the key reached the server only in a header (the log redacts it)"
+
+# --- read-only holds ---------------------------------------------------------------------------------
+script_file writes "{'turns': [{'tool_calls': $(write_calls)}, {'text': '''$ANSWER'''}]}"
+start_server "$WORK/writes.json"
+agent_provider "$WORK/request.json" "$AGENT"
+expect_code 0 "writes refused: a valid response"
+expect_true "[ \"\$(tree_sum '$REPO')\" = '$BEFORE' ]" "writes refused: the repository is byte-identical"
+expect_true "[ ! -e '$WORK/f' ] && [ ! -e '$WORK/g' ] && [ ! -e '$WORK/home/f' ]" "writes refused: nothing written beside it either"
+case $AGENT in
+  codex)  # the stream shows no refused operation: the model's view of them does
+    expect_true "python3 -c '
+import json, sys
+outs = [i.get(\"output\") for l in open(sys.argv[1]) if \"\\\"method\\\"\" in l for i in (json.loads(l)[\"body\"] or {}).get(\"input\", []) if isinstance(i, dict) and i.get(\"type\", \"\").endswith(\"_output\")]
+text = json.dumps(outs)
+sys.exit(not (text.count(\"blocked by read-only sandbox\") >= 2 and \"Read-only file system\" in text))' '$REQUESTS'" \
+      "codex: both patches and the shell write refused by the read-only sandbox (the outputs the model got)" ;;
+  claude)
+    expect_true "python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))[\"measurements\"]; sys.exit(not (m[\"observedDeniedToolUseCount\"] >= 1 and json.load(open(sys.argv[1]))[\"toolCalls\"] == 3))' '$WORK/stdout'" \
+      "claude: the three uses completed as errors, the Bash write among the permission denials" ;;
+  *)
+    expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r[\"measurements\"][\"observedDeniedToolUseCount\"] == 3 and r[\"toolCalls\"] == 3))' '$WORK/stdout'" \
+      "$AGENT: the three uses refused and counted" ;;
+esac
+
+# --- the model server failing ------------------------------------------------------------------------
+for fail in "{'status': 500}" "{'status': 429, 'retry_after': 1}" "{'cut_after_events': 2}"; do
+  script_file once "{'turns': [{'fail': $fail}, {'text': '''$ANSWER'''}]}"
+  start_server "$WORK/once.json"
+  agent_provider "$WORK/request.json" "$AGENT" --timeout-ms 60000
+  valid_or_one_line "the server failing once ($fail)"
+  no_leak "the server failing once"
+done
+script_file always "{'turns': [], 'after': {'fail': {'status': 500, 'retry_after': 0}}}"
+start_server "$WORK/always.json"
+agent_provider "$WORK/request.json" "$AGENT" --timeout-ms 20000
+one_line_failure "a 500 every time"
+no_leak "a 500 every time"
+script_file hang "{'turns': [], 'after': {'fail': {'hang': True}}}"
+start_server "$WORK/hang.json"
+agent_provider "$WORK/request.json" "$AGENT" --timeout-ms 3000 --kill-grace-ms 500
+one_line_failure "a server that never answers" "the agent did not finish within 3000 ms and was stopped"
+expect_true "! grep -qla 'HOME=$WORK/home' /proc/[0-9]*/environ 2>/dev/null" "a server that never answers: no agent process left (none with this test's HOME)"
+script_file invalid "{'turns': [], 'after': {'text': 'I could not find it, sorry.'}}"
+start_server "$WORK/invalid.json"
+agent_provider "$WORK/request.json" "$AGENT" --timeout-ms 60000
+one_line_failure "an answer that is not JSON"
+no_leak "an answer that is not JSON"
+
+# --- the judge ---------------------------------------------------------------------------------------
+JUDGEMENT='{"outcome":"partial","confidence":0.75,"reasonCodes":["missing-evidence"]}'
+script_file judge "{'turns': [], 'after': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}}"
+start_server "$WORK/judge.json"
+agent_provider "$WORK/judge-request.json" judge "$AGENT"
+expect_code 0 "the judge"
+no_leak "the judge"
+expect_true "python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = r[\"outcome\"] == \"partial\" and r[\"confidence\"] == 0.75 and r[\"reasonCodes\"] == [\"missing-evidence\"] and r[\"tokenMethod\"] == \"provider\"
+ok = ok and r[\"inputTokens\"] in (1200, 2100) and r[\"measurements\"][\"cachedInputTokens\"] == 900 and r[\"measurements\"][\"adjudicatorToolCalls\"] == 0
+sys.exit(not ok)' '$WORK/stdout'" "the judge: the judgement as given, its tokens from the stream"
+
+# --- a study run and its adjudication ----------------------------------------------------------------
+STUDY=$WORK/study
+mkdir -p "$STUDY"
+# One server for the run and the adjudication (the configs hold its port): the judge's request
+# is told apart by its protocol.
+script_file study "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}}],
+                    'turns': [], 'after': {'text': '''$ANSWER''', 'usage': $USAGE2}}"
+start_server "$WORK/study.json"
+python3 - "$EXAMPLES" "$STUDY" "$REPO" "$STRATA" "$AGENT" "$AGENTS_BIN/$AGENT" "$AGENT_MODEL" "${AGENT_ENV[@]}" -- "${AGENT_ARGS[@]}" <<'PY'
+import json, sys
+examples, study, repo, strata, agent, agent_bin, model = sys.argv[1:8]
+rest = sys.argv[8:]
+env_names = [a.split("=", 1)[0] for a in rest[:rest.index("--")] if a.split("=", 1)[0] not in ("PATH", "HOME", "TMPDIR")]
+agent_args = rest[rest.index("--") + 1:]
+config = json.load(open(f"{examples}/provider-config.payload.json"))
+for provider in config["providers"]:
+    provider.update(command=strata, args=["provider", agent, "--agent-command", agent_bin, "--model", model, "--", *agent_args],
+                    envAllowlist=env_names, providerNetwork=True)
+config["adjudicator"].update(command=strata, args=["provider", "judge", agent, "--agent-command", agent_bin, "--model", model, "--", *agent_args],
+                             envAllowlist=env_names, providerNetwork=True,
+                             pricing={"currency": "USD", "inputPerMillionUsd": 3, "cachedInputPerMillionUsd": 0.3, "outputPerMillionUsd": 15})
+json.dump(config, open(f"{study}/provider-config.payload.json", "w"))
+repos = json.load(open(f"{examples}/repository-config.payload.json"))
+repos["repositories"][0]["root"] = repo
+json.dump(repos, open(f"{study}/repository-config.payload.json", "w"))
+PY
+cp "$EXAMPLES/task-suite.payload.json" "$STUDY/"
+# The example plan with 4 of its executions (the least a balanced sample holds: both scenarios on two tasks) and room for an agent
+# that starts slowly on a loaded machine: a real agent's start-up costs 1 to 5 CPU-seconds.
+python3 -c '
+import json, sys
+plan = json.load(open(sys.argv[1]))
+plan["sampling"]["sampleSize"] = 4
+plan["budget"]["maxRuntimeMs"] = 120000
+json.dump(plan, open(sys.argv[2], "w"))' "$EXAMPLES/run-plan.payload.json" "$STUDY/run-plan.payload.json"
+for kind in task-suite run-plan provider-config repository-config; do
+  "$STRATA" seal "$kind" "$STUDY/$kind.payload.json" -o "$STUDY/$kind.json" >/dev/null
+done
+(cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" run "$STUDY/run-plan.json" "$STUDY/task-suite.json" --providers "$STUDY/provider-config.json" \
+  --repositories "$STUDY/repository-config.json" --ledger "$STUDY/ledger.json" --jobs 2 >"$WORK/stdout" 2>"$WORK/stderr")
+CODE=$?
+expect_code 0 "the example study with $AGENT as every provider"
+run verify "$STUDY/ledger.json"
+expect_code 0 "the study's ledger verifies"
+expect_true "python3 -c '
+import json, sys
+obs = json.load(open(sys.argv[1]))[\"observations\"]
+sys.exit(not (len(obs) == 4 and all(o[\"execution\"][\"status\"] == \"completed\" and o[\"execution\"][\"inputTokens\"] > 0 and o[\"execution\"][\"tokenMethod\"] == \"provider\" for o in obs)))' '$STUDY/ledger.json'" \
+  "every execution completed with the agent's tokens"
+expect_true "[ \"\$(tree_sum '$REPO')\" = '$BEFORE' ]" "the study left the repository byte-identical"
+(cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" adjudicate "$STUDY/ledger.json" "$STUDY/task-suite.json" --adjudicator "$STUDY/provider-config.json" \
+  --output "$STUDY/adjudicated.json" --jobs 2 >"$WORK/stdout" 2>"$WORK/stderr")
+CODE=$?
+expect_code 0 "the study adjudicated with $AGENT as the judge"
+run verify "$STUDY/adjudicated.json"
+expect_code 0 "the adjudicated ledger verifies"
+expect_true "python3 -c '
+import json, sys
+obs = json.load(open(sys.argv[1]))[\"observations\"]
+sys.exit(not all(o[\"adjudication\"][\"status\"] == \"automated\" and o[\"adjudication\"][\"outcome\"] == \"partial\" for o in obs))' '$STUDY/adjudicated.json'" "every judgement is the judge's"
+run report "$STUDY/adjudicated.json" --suite "$STUDY/task-suite.json" -o "$STUDY/report.html"
+expect_code 0 "the report renders"
+expect_true "grep -q '<svg' '$STUDY/report.html'" "the report has its plots"
+stop_server
+finish
