@@ -7,9 +7,13 @@
 #      simple adapter does). Wall time and peak RSS.
 #  (b) Overhead per execution: N runs of the adapter around a replaying agent that writes the
 #      normal stream, against N runs of that agent alone.
+#  (c) With the real agent CLIs (issue 25): `scripts/bench/agents.sh --real [build-dir] [runs]` runs
+#      scripts/bench/agents-real.sh: the adapter's overhead per execution over each real agent
+#      against the scripted model server, side by side with the agent run bare.
 # Usage: scripts/bench/agents.sh [build-dir=build] [stream-MiB=100] [runs=100]
 #   ROUNDS=n (default 3) rounds, the commands alternating; medians are reported.
 set -euo pipefail
+if [ "${1:-}" = --real ]; then shift; exec bash "$(dirname "$0")/agents-real.sh" "$@"; fi
 
 cd "$(dirname "$0")/../.."  # repo root
 build=${1:-build}
