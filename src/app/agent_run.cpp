@@ -74,8 +74,8 @@ class LineFeed {
   std::size_t overlong_ = 0;  // bytes of the current line, once it is too long to keep
 };
 
-// The file an agent reads beside its arguments (codex's output schema, Gemini CLI's system
-// settings: agent_side_file), in TMPDIR; removed when the run ends.
+// The file an agent reads beside its arguments (codex's output schema, Gemini CLI's policy:
+// agent_side_file), in TMPDIR; removed when the run ends.
 class SideFile {
  public:
   SideFile(const std::string& text, const std::string& suffix) {

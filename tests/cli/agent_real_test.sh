@@ -166,6 +166,18 @@ agent_provider "$WORK/request.json" "$AGENT" --timeout-ms 60000
 one_line_failure "an answer that is not JSON"
 no_leak "an answer that is not JSON"
 
+# --- a provider config the agent cannot take: refused before the agent starts --------------------------
+if [ "$AGENT" = opencode ]; then
+  for bad in "{\"provider\": \"$AGENT_KEY\"" "[\"$AGENT_KEY\"]"; do
+    (cd "$REPO" && env -i "${AGENT_ENV[@]}" OPENCODE_CONFIG_CONTENT="$bad" "$STRATA" provider opencode --agent-command "$AGENTS_BIN/opencode" \
+      <"$WORK/request.json" >"$WORK/stdout" 2>"$WORK/stderr")
+    CODE=$?
+    OUT=$(cat "$WORK/stdout") ERR=$(cat "$WORK/stderr")
+    one_line_failure "OPENCODE_CONFIG_CONTENT that is not a JSON object" "OPENCODE_CONFIG_CONTENT is not"
+    no_leak "OPENCODE_CONFIG_CONTENT that is not a JSON object (its value is never quoted)"
+  done
+fi
+
 # --- the judge ---------------------------------------------------------------------------------------
 JUDGEMENT='{"outcome":"partial","confidence":0.75,"reasonCodes":["missing-evidence"]}'
 script_file judge "{'turns': [], 'after': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}}"

@@ -84,7 +84,8 @@ handler(ctx, req) answers the request:
                                    chunk, TCP reset): raises ConnectionCut, which
                                    the core catches
     helpers: ctx.handle_fail(req, turn, error_obj)  (below), ctx.usage_of(turn),
-    ctx.new_id(prefix), ctx.is_fail(turn)
+    ctx.new_id(prefix), ctx.is_fail(turn), ctx.pieces(text, parts) (a text cut
+    into delta pieces), ctx.call_arguments(call) (a call's arguments as an object)
 
 ctx.handle_fail(req, turn, error_obj): for a "fail" turn with "status" sends
 error_obj as JSON with that status (and Retry-After) and returns True; with
@@ -152,6 +153,25 @@ def is_fail(turn):
     return isinstance(turn, dict) and isinstance(turn.get("fail"), dict)
 
 
+def pieces(text, parts=3):
+    """The text cut into `parts` pieces (fewer when it is short): what streams as deltas."""
+    if not text:
+        return []
+    size = max(1, -(-len(text) // parts))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def call_arguments(call):
+    """A script tool call's arguments as an object (a string that is not JSON: {"input": s})."""
+    args = call.get("arguments", {})
+    if isinstance(args, str):
+        try:
+            return json.loads(args)
+        except ValueError:
+            return {"input": args}
+    return args
+
+
 class Request:
     """One HTTP request as handlers see it."""
 
@@ -192,6 +212,8 @@ class Context:
         self.stopping = threading.Event()
         self.usage_of = usage_of
         self.is_fail = is_fail
+        self.pieces = pieces
+        self.call_arguments = call_arguments
 
     # -- script ---------------------------------------------------------
     def next_turn(self, protocol_name, req, side=False):

@@ -46,12 +46,6 @@ PROTOCOL = "anthropic"
 STRUCTURED = "StructuredOutput"
 
 
-def _chunks(text, parts=3):
-    if not text:
-        return []
-    size = max(1, -(-len(text) // parts))
-    return [text[i:i + size] for i in range(0, len(text), size)]
-
 
 def _usage(ctx, turn):
     u = ctx.usage_of(turn)
@@ -102,12 +96,7 @@ def _blocks(ctx, turn, body):
     blocks = []
     tools = _tool_names(body)
     for call in turn.get("tool_calls") or []:
-        args = call.get("arguments", {})
-        if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except ValueError:
-                args = {"input": args}
+        args = ctx.call_arguments(call)
         blocks.append({"type": "tool_use", "id": call.get("id") or ctx.new_id("toolu"),
                        "name": call.get("name", ""), "input": args})
     if blocks:
@@ -161,7 +150,7 @@ def _stream(ctx, req, body, blocks, stop_reason, usage):
             ctx.sse_event(req, {"type": "content_block_start", "index": index,
                                 "content_block": {"type": "text", "text": ""}},
                           event="content_block_start")
-            for piece in _chunks(block["text"]):
+            for piece in ctx.pieces(block["text"]):
                 ctx.sse_event(req, {"type": "content_block_delta", "index": index,
                                     "delta": {"type": "text_delta", "text": piece}},
                               event="content_block_delta")
@@ -170,7 +159,7 @@ def _stream(ctx, req, body, blocks, stop_reason, usage):
                                 "content_block": {"type": "tool_use", "id": block["id"],
                                                   "name": block["name"], "input": {}}},
                           event="content_block_start")
-            for piece in _chunks(json.dumps(block["input"], separators=(",", ":"))):
+            for piece in ctx.pieces(json.dumps(block["input"], separators=(",", ":"))):
                 ctx.sse_event(req, {"type": "content_block_delta", "index": index,
                                     "delta": {"type": "input_json_delta", "partial_json": piece}},
                               event="content_block_delta")

@@ -50,12 +50,6 @@ def usage_object(u):
             "completion_tokens_details": {"reasoning_tokens": u["reasoning_tokens"]}}
 
 
-def _pieces(text, parts):
-    if not text:
-        return []
-    size = max(1, -(-len(text) // parts))
-    return [text[i:i + size] for i in range(0, len(text), size)]
-
 
 def _arguments(call):
     args = call.get("arguments", {})
@@ -104,13 +98,13 @@ def stream_turn(ctx, req, turn, model, min_events=0):
         text = "partial answer that the stream cuts before it finishes"
     ctx.start_sse(req)
     out.send({"role": "assistant", "content": ""})
-    for piece in _pieces(text, max(3, min_events + 1)):
+    for piece in ctx.pieces(text, max(3, min_events + 1)):
         out.send({"content": piece})
     for index, call in enumerate(calls):
         call_id = call.get("id") or ctx.new_id("call")
         out.send({"tool_calls": [{"index": index, "id": call_id, "type": "function",
                                   "function": {"name": call.get("name", ""), "arguments": ""}}]})
-        for piece in _pieces(_arguments(call), 2):
+        for piece in ctx.pieces(_arguments(call), 2):
             out.send({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     out.send({}, "tool_calls" if calls else "stop")
     out.send(usage=usage_object(ctx.usage_of(turn)), choices=False)

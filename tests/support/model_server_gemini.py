@@ -66,12 +66,6 @@ def error_body(fail):
     return body
 
 
-def _pieces(text, parts):
-    if not text:
-        return []
-    size = max(1, -(-len(text) // parts))
-    return [text[i:i + size] for i in range(0, len(text), size)]
-
 
 def _candidate(parts, finish=None):
     cand = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -89,17 +83,12 @@ def turn_events(ctx, turn, model, min_events=0):
     text = turn.get("text", "")
     if not calls and not text and min_events:
         text = "partial answer that the stream cuts before it finishes"
-    pieces = _pieces(text, max(2, min_events + 1)) if text else []
+    pieces = ctx.pieces(text, max(2, min_events + 1)) if text else []
     parts_list = [[{"text": p}] for p in pieces]
     if calls:
         fparts = []
         for call in calls:
-            args = call.get("arguments", {})
-            if isinstance(args, str):
-                try:
-                    args = json.loads(args)
-                except ValueError:
-                    args = {"input": args}
+            args = ctx.call_arguments(call)
             fc = {"name": call.get("name", ""), "args": args}
             if call.get("id"):
                 fc["id"] = call["id"]

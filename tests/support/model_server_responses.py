@@ -50,12 +50,6 @@ import time
 PROTOCOL = "responses"
 
 
-def _chunks(text, parts=3):
-    if not text:
-        return []
-    size = max(1, -(-len(text) // parts))
-    return [text[i:i + size] for i in range(0, len(text), size)]
-
 
 def _usage(ctx, turn):
     u = ctx.usage_of(turn)
@@ -165,7 +159,7 @@ def _stream(ctx, req, turn, body):
             base = {"item_id": item["id"], "output_index": index, "content_index": 0}
             emit("response.content_part.added", **base,
                  part={"type": "output_text", "text": "", "annotations": []})
-            for piece in _chunks(text):
+            for piece in ctx.pieces(text):
                 emit("response.output_text.delta", **base, delta=piece, logprobs=[])
             emit("response.output_text.done", **base, text=text, logprobs=[])
             emit("response.content_part.done", **base,
@@ -174,14 +168,14 @@ def _stream(ctx, req, turn, body):
             emit("response.output_item.added", output_index=index,
                  item=dict(item, status="in_progress", arguments=""))
             base = {"item_id": item["id"], "output_index": index}
-            for piece in _chunks(item["arguments"]):
+            for piece in ctx.pieces(item["arguments"]):
                 emit("response.function_call_arguments.delta", **base, delta=piece)
             emit("response.function_call_arguments.done", **base, arguments=item["arguments"])
         elif kind == "custom_tool_call":
             emit("response.output_item.added", output_index=index,
                  item=dict(item, status="in_progress", input=""))
             base = {"item_id": item["id"], "output_index": index}
-            for piece in _chunks(item["input"]):
+            for piece in ctx.pieces(item["input"]):
                 emit("response.custom_tool_call_input.delta", **base, delta=piece)
             emit("response.custom_tool_call_input.done", **base, input=item["input"])
         else:
