@@ -255,5 +255,6 @@ sys.exit(not all(o[\"adjudication\"][\"status\"] == \"automated\" and o[\"adjudi
 run report "$STUDY/adjudicated.json" --suite "$STUDY/task-suite.json" -o "$STUDY/report.html"
 expect_code 0 "the report renders"
 expect_true "grep -q '<svg' '$STUDY/report.html'" "the report has its plots"
+expect_true "! grep -rqF '$AGENT_KEY' '$STUDY'" "the agent's key is in no ledger, journal, config or report"
 stop_server
 finish
