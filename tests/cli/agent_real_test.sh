@@ -119,6 +119,38 @@ expect_true "python3 '$WORK/check_normal.py' $AGENT '$WORK/stdout' '$REQUESTS' '
   "the answer's fields, the tokens the server sent, the tool call; the model request holds the task and the schema"
 expect_true "! grep -q '$AGENT_KEY' '$REQUESTS'" "the key reached the server only in a header (the log redacts it)"
 
+# --- the tools the agent is offered ------------------------------------------------------------------
+# tools_offered <requests.jsonl>: the tool names of the first model request that offers tools
+cat >"$WORK/tools_offered.py" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    body = json.loads(line).get("body") or {}
+    tools = body.get("tools")
+    if not tools: continue
+    names = set()
+    for tool in tools:
+        names.add(tool.get("name") or (tool.get("function") or {}).get("name") or tool.get("type"))
+        names.update(d.get("name") for d in tool.get("functionDeclarations", []))
+    print(" ".join(sorted(n for n in names if n)))
+    break
+PY
+OFFERED=$(python3 "$WORK/tools_offered.py" "$REQUESTS")
+case $AGENT in
+  codex) expect_true "! grep -qw web_search <<<'$OFFERED'" "codex: no web search offered (offered: $OFFERED)" ;;
+  claude) expect_true "[ '$OFFERED' = 'Bash Read StructuredOutput' ]" "claude: Bash and Read only, and the answer's tool (offered: $OFFERED)" ;;
+  gemini) expect_true "[ '$OFFERED' = 'glob grep_search list_directory read_file update_topic' ]" "gemini: reading tools only (offered: $OFFERED)" ;;
+  opencode) expect_true "[ '$OFFERED' = 'glob grep read' ]" "opencode: reading tools only (offered: $OFFERED)" ;;
+esac
+if [ "$AGENT" = claude ]; then  # the provider config's arguments turn sub-agents and the web on
+  start_server "$WORK/normal.json"
+  agent_provider "$WORK/request.json" "$AGENT" --allow-subagents --allow-web
+  expect_code 0 "claude --allow-subagents --allow-web"
+  expect_true "[ \"\$(python3 '$WORK/tools_offered.py' '$REQUESTS')\" = 'Agent Bash Read StructuredOutput WebFetch WebSearch' ]" \
+    "claude --allow-subagents --allow-web: the sub-agent and web tools offered too"
+  expect_true "python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"measurements\"][\"observedAvailableToolCount\"] != 5)' '$WORK/stdout'" \
+    "claude --allow-subagents --allow-web: five tools available, counted"
+fi
+
 # --- read-only holds ---------------------------------------------------------------------------------
 script_file writes "{'turns': [{'tool_calls': $(write_calls)}, {'text': '''$ANSWER'''}]}"
 start_server "$WORK/writes.json"

@@ -5,6 +5,7 @@
 // Agent SDK's message parser): one content block per assistant line, repeated per-message usage.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -201,4 +202,20 @@ TEST_CASE("the run's own result is the answer; a background task's later result 
     only.push_back(R"({"type":"result","subtype":"success","is_error":false,"result":"done","origin":{"kind":"task-notification"}})");
     CHECK(*read_claude(only).failure() == "the event stream ended before the result event");
   }
+}
+
+// The real stream (Claude Code 2.1.328 against tests/support/model_server.py, sub-agents allowed;
+// paths shortened): the main agent starts a background Agent, answers {"answer":"x"} (result 0),
+// and the sub-agent's notification starts a second turn that ends in a second result
+// ({"answer":"z"}, "origin":{"kind":"task-notification"}, "result_index":1).
+TEST_CASE("the real two-result stream of a background task: the run's own answer", "[claude]") {
+  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-background-task.jsonl");
+  REQUIRE(file);
+  ClaudeStreamReader reader;
+  std::string line;
+  double at = 0;
+  while (std::getline(file, line)) reader.add_line(line, at += 10);
+  CHECK_FALSE(reader.failure());
+  CHECK(*reader.turn().final_message == R"({"answer":"x"})");
+  CHECK(reader.turn().background_results == 1);
 }
