@@ -97,6 +97,7 @@ Json answer_object(std::string_view answer, const Json& schema) {
   if (!parsed.is_object()) throw Error("the agent's final message is not a JSON object");
   for (const auto& [member, value] : parsed.items())
     if (!schema["properties"].contains(member)) answer_mismatch(member, "is not a field of the schema");
+  // firstEvidenceLatencyMs may be absent all the same (provider_fields_from_answer says why).
   for (const auto& member : schema["required"])
     if (!parsed.contains(member.get<std::string>()) && member != "firstEvidenceLatencyMs") answer_mismatch(member.get<std::string>(), "is missing");
   return parsed;
