@@ -48,6 +48,12 @@ std::string_view unfenced(std::string_view text) {
   return body.substr(newline + 1, body.size() - 3 - (newline + 1));
 }
 
+// A property schema whose "type" lists "null".
+bool admits_null(const Json& property) {
+  const auto type = property.find("type");
+  return type != property.end() && type->is_array() && std::find(type->begin(), type->end(), "null") != type->end();
+}
+
 }  // namespace
 
 const Json& provider_output_schema() {
@@ -97,9 +103,12 @@ Json answer_object(std::string_view answer, const Json& schema) {
   if (!parsed.is_object()) throw Error("the agent's final message is not a JSON object");
   for (const auto& [member, value] : parsed.items())
     if (!schema["properties"].contains(member)) answer_mismatch(member, "is not a field of the schema");
-  // firstEvidenceLatencyMs may be absent all the same (provider_fields_from_answer says why).
-  for (const auto& member : schema["required"])
-    if (!parsed.contains(member.get<std::string>()) && member != "firstEvidenceLatencyMs") answer_mismatch(member.get<std::string>(), "is missing");
+  // A required member whose type admits null may be absent: absent reads as null, "not observed"
+  // (firstEvidenceLatencyMs: provider_fields_from_answer says why).
+  for (const auto& member : schema["required"]) {
+    const std::string& name = member.get_ref<const std::string&>();
+    if (!parsed.contains(name) && !admits_null(schema["properties"][name])) answer_mismatch(name, "is missing");
+  }
   return parsed;
 }
 

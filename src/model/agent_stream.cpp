@@ -37,6 +37,18 @@ std::size_t AgentStreamReader::text_bytes(const Json& object, const char* member
   return it->is_string() ? it->get_ref<const std::string&>().size() : it->dump().size();
 }
 
+const std::string& AgentStreamReader::text_member(const Json& object, const char* member) {
+  static const std::string none;
+  const auto it = object.find(member);
+  return it != object.end() && it->is_string() ? it->get_ref<const std::string&>() : none;
+}
+
+const Json& AgentStreamReader::object_member(const Json& object, const char* member) {
+  static const Json none = Json::object();
+  const auto it = object.find(member);
+  return it != object.end() && it->is_object() ? *it : none;
+}
+
 std::optional<double> AgentStreamReader::count_member(const Json& object, const char* member) {
   // The stream is outside input: a count of another type is unknown, not a reason to throw.
   const auto it = object.find(member);

@@ -47,14 +47,6 @@ std::string subtype_of(const Json& event) {
   return identifier ? text : "unknown";
 }
 
-// A result that a background task's notification produced, not the run's own.
-bool is_background_result(const Json& event) {
-  const auto origin = event.find("origin");
-  if (origin == event.end() || !origin->is_object()) return false;
-  const auto kind = origin->find("kind");
-  return kind != origin->end() && kind->is_string() && str(*kind) == "task-notification";
-}
-
 }  // namespace
 
 void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
@@ -123,7 +115,8 @@ void ClaudeStreamReader::tool_results(const Json& event) {
 }
 
 void ClaudeStreamReader::result(const Json& event) {
-  if (is_background_result(event)) {
+  // A result that a background task's notification produced is not the run's own.
+  if (text_member(object_member(event, "origin"), "kind") == "task-notification") {
     ++turn_.background_results;
     return;
   }

@@ -6,20 +6,9 @@
 namespace strata::model {
 namespace {
 
-const std::string& member_text(const Json& object, const char* member) {
-  static const std::string none;
-  const auto it = object.find(member);
-  return it != object.end() && it->is_string() ? str(*it) : none;
-}
-
 // The refusals of the CLI's own read-only setting: a tool it did not register in headless mode
 // (write_file, replace, run_shell_command), or one its policy denied.
-bool is_denial(const Json& event) {
-  const auto error = event.find("error");
-  if (error == event.end() || !error->is_object()) return false;
-  const std::string& type = member_text(*error, "type");
-  return type == "tool_not_registered" || type == "policy_violation";
-}
+bool is_denial_type(const std::string& error_type) { return error_type == "tool_not_registered" || error_type == "policy_violation"; }
 
 }  // namespace
 
@@ -29,20 +18,20 @@ void GeminiStreamReader::add_line(std::string_view line, double at_ms) {
   if (!parsed || turn_.completed) return;  // nothing after the run's result is the run's
   const Json& event = *parsed;
   const std::string& type = str(event["type"]);
-  if (type == "message" && member_text(event, "role") == "assistant") {
-    const std::string& text = member_text(event, "content");
+  if (type == "message" && text_member(event, "role") == "assistant") {
+    const std::string& text = text_member(event, "content");
     text_ += text;  // with "delta": true the text comes in pieces
     turn_.agent_message_bytes += text.size();
   } else if (type == "tool_use") {
     ++turn_.tool_events;
     if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
     const auto parameters = event.find("parameters");
-    open_tool_uses_[member_text(event, "tool_id")] = parameters == event.end() ? 0 : compact_json(*parameters).size();
+    open_tool_uses_[text_member(event, "tool_id")] = parameters == event.end() ? 0 : compact_json(*parameters).size();
     text_.clear();  // what came before a tool call was narration, not the answer
   } else if (type == "tool_result") {
     tool_result(event);
   } else if (type == "error") {
-    if (member_text(event, "severity") != "warning") error_event_ = true;  // the result says whether the run survived it
+    if (text_member(event, "severity") != "warning") error_event_ = true;  // the result says whether the run survived it
   } else if (type == "result") {
     result(event);
   }
@@ -52,25 +41,24 @@ void GeminiStreamReader::add_line(std::string_view line, double at_ms) {
 void GeminiStreamReader::tool_result(const Json& event) {
   ++turn_.tool_events;
   text_.clear();
-  const auto open = open_tool_uses_.find(member_text(event, "tool_id"));
+  const auto open = open_tool_uses_.find(text_member(event, "tool_id"));
   if (open == open_tool_uses_.end()) return;
   ++turn_.tool_calls;
   turn_.tool_input_bytes += open->second;
   // "output" is the CLI's display of the result (read_file shows ""), not what the model got:
   // the only size the stream has.
   turn_.tool_output_bytes += text_bytes(event, "output");
-  if (is_denial(event)) turn_.denied_tool_uses = turn_.denied_tool_uses.value_or(0) + 1;
+  if (is_denial_type(text_member(object_member(event, "error"), "type"))) count_denial();
   open_tool_uses_.erase(open);
 }
 
 void GeminiStreamReader::result(const Json& event) {
-  if (member_text(event, "status") != "success") {
-    defect("the agent's run ended in an error (result " + std::string(member_text(event, "status") == "error" ? "error" : "unknown") + ")");
+  if (text_member(event, "status") != "success") {
+    defect("the agent's run ended in an error (result " + std::string(text_member(event, "status") == "error" ? "error" : "unknown") + ")");
     return;
   }
   turn_.completed = true;
   if (!text_.empty()) turn_.final_message = text_;
-  if (!turn_.denied_tool_uses) turn_.denied_tool_uses = 0;
   const auto stats = event.find("stats");
   if (stats == event.end() || !stats->is_object()) return;
   // input_tokens counts every prompt token, the cached ones ("cached") included; output_tokens

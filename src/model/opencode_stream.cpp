@@ -6,21 +6,6 @@
 namespace strata::model {
 namespace {
 
-const Json& empty_object() {
-  static const Json none = Json::object();
-  return none;
-}
-
-const Json& object_member(const Json& object, const char* member) {
-  const auto it = object.find(member);
-  return it != object.end() && it->is_object() ? *it : empty_object();
-}
-
-bool has_text(const Json& object, const char* member, const char* value) {
-  const auto it = object.find(member);
-  return it != object.end() && it->is_string() && str(*it) == value;
-}
-
 void add_count(std::optional<double>& sum, std::optional<double> count) {
   if (count) sum = sum.value_or(0) + *count;
 }
@@ -59,12 +44,13 @@ void OpenCodeStreamReader::tool_use(const Json& part, double at_ms) {
   ++turn_.tool_events;
   if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
   const Json& state = object_member(part, "state");
-  if (!has_text(state, "status", "completed") && !has_text(state, "status", "error")) return;
+  const std::string& status = text_member(state, "status");
+  if (status != "completed" && status != "error") return;
   ++turn_.tool_calls;
   turn_.tool_input_bytes += state.contains("input") ? compact_json(state["input"]).size() : 0;
   turn_.tool_output_bytes += text_bytes(state, "output");
   // A call of a tool the permissions removed comes back as the "invalid" tool.
-  if (has_text(part, "tool", "invalid")) turn_.denied_tool_uses = turn_.denied_tool_uses.value_or(0) + 1;
+  if (text_member(part, "tool") == "invalid") count_denial();
 }
 
 void OpenCodeStreamReader::step_finish(const Json& part) {
@@ -80,10 +66,9 @@ void OpenCodeStreamReader::step_finish(const Json& part) {
   add_count(turn_.reasoning_output_tokens, reasoning);
   add_count(turn_.cache_creation_input_tokens, write);
   add_count(turn_.cost_usd, count_member(part, "cost"));
-  if (has_text(part, "reason", "stop")) {
+  if (text_member(part, "reason") == "stop") {
     turn_.completed = !error_event_;
     turn_.final_message = step_text_.empty() ? std::nullopt : std::optional<std::string>(step_text_);
-    if (!turn_.denied_tool_uses) turn_.denied_tool_uses = 0;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture.hpp"
 #include "strata/model/claude_stream.hpp"
 
 using strata::model::ClaudeStreamReader;
@@ -33,12 +34,7 @@ std::vector<std::string> claude_normal_stream() {
       R"("structured_output":{"taskOutcome":"success","reworkCount":0}})"};
 }
 
-ClaudeStreamReader read_claude(const std::vector<std::string>& lines) {
-  ClaudeStreamReader reader;
-  double at = 0;
-  for (const auto& line : lines) reader.add_line(line, at += 10);
-  return reader;
-}
+constexpr auto read_claude = &strata::test::read_stream<ClaudeStreamReader>;
 
 std::vector<std::string> claude_without_last(std::vector<std::string> lines) {
   lines.pop_back();
@@ -211,10 +207,9 @@ TEST_CASE("the run's own result is the answer; a background task's later result 
 TEST_CASE("the real two-result stream of a background task: the run's own answer", "[claude]") {
   std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-background-task.jsonl");
   REQUIRE(file);
-  ClaudeStreamReader reader;
-  std::string line;
-  double at = 0;
-  while (std::getline(file, line)) reader.add_line(line, at += 10);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  const ClaudeStreamReader reader = read_claude(lines);
   CHECK_FALSE(reader.failure());
   CHECK(*reader.turn().final_message == R"({"answer":"x"})");
   CHECK(reader.turn().background_results == 1);

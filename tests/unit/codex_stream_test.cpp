@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture.hpp"
 #include "strata/model/codex_stream.hpp"
 
 using strata::model::CodexStreamReader;
@@ -28,12 +29,7 @@ const std::vector<std::string>& normal_stream() {
   return lines;
 }
 
-CodexStreamReader read(const std::vector<std::string>& lines) {
-  CodexStreamReader reader;
-  double at = 0;
-  for (const auto& line : lines) reader.add_line(line, at += 10);
-  return reader;
-}
+constexpr auto read_codex = &strata::test::read_stream<CodexStreamReader>;
 
 std::vector<std::string> without_last(std::vector<std::string> lines, std::size_t n = 1) {
   lines.resize(lines.size() - n);
@@ -43,7 +39,7 @@ std::vector<std::string> without_last(std::vector<std::string> lines, std::size_
 }  // namespace
 
 TEST_CASE("a normal stream: usage, tool calls, telemetry and the final message", "[codex]") {
-  const CodexStreamReader reader = read(normal_stream());
+  const CodexStreamReader reader = read_codex(normal_stream());
   CHECK_FALSE(reader.failure());
   const auto& turn = reader.turn();
   CHECK(*turn.final_message == R"({"taskOutcome":"success"})");
@@ -64,7 +60,7 @@ TEST_CASE("a normal stream: usage, tool calls, telemetry and the final message",
 TEST_CASE("usage without reasoning tokens (older codex) leaves them unknown", "[codex]") {
   auto lines = without_last(normal_stream());
   lines.push_back(R"({"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5}})");
-  const CodexStreamReader reader = read(lines);
+  const CodexStreamReader reader = read_codex(lines);
   CHECK_FALSE(reader.failure());
   CHECK_FALSE(reader.turn().reasoning_output_tokens);
   CHECK(*reader.turn().cached_input_tokens == 0);
@@ -75,42 +71,42 @@ TEST_CASE("each way a stream fails is named, without quoting the stream", "[code
     auto lines = without_last(normal_stream());
     lines.push_back(R"({"type":"error","message":"stream disconnected: secret prompt text"})");
     lines.push_back(R"({"type":"turn.failed","error":{"message":"secret prompt text"}})");
-    const auto failure = read(lines).failure();
+    const auto failure = read_codex(lines).failure();
     REQUIRE(failure);
     CHECK(*failure == "the turn failed (turn.failed)");
   }
   SECTION("an error event the turn did not survive") {
     auto lines = without_last(normal_stream());
     lines.push_back(R"({"type":"error","message":"quota exceeded"})");
-    CHECK(*read(lines).failure() == "the agent reported an error and the run did not complete");
+    CHECK(*read_codex(lines).failure() == "the agent reported an error and the run did not complete");
   }
   SECTION("an error event the turn survived (a retry) is not a failure") {
     auto lines = normal_stream();
     lines.insert(lines.begin() + 2, R"({"type":"error","message":"Reconnecting... 1/5"})");
-    CHECK_FALSE(read(lines).failure());
+    CHECK_FALSE(read_codex(lines).failure());
   }
   SECTION("a line that is not JSON") {
     auto lines = normal_stream();
     lines.insert(lines.begin() + 3, "Reading prompt from stdin... {not json");
-    CHECK(*read(lines).failure() == "line 4 of the event stream is not JSON");
+    CHECK(*read_codex(lines).failure() == "line 4 of the event stream is not JSON");
   }
   SECTION("JSON that is not an event") {
     auto lines = normal_stream();
     lines.insert(lines.begin() + 1, "[1,2,3]");
-    CHECK(*read(lines).failure() == "line 2 of the event stream is not an event");
+    CHECK(*read_codex(lines).failure() == "line 2 of the event stream is not an event");
   }
   SECTION("a stream cut in the middle of a line") {
     auto lines = without_last(normal_stream(), 2);
     lines.push_back(R"({"type":"item.completed","item":{"id":"item_4","type":"agent_mes)");
-    CHECK(*read(lines).failure() == "line 9 of the event stream is not JSON");
+    CHECK(*read_codex(lines).failure() == "line 9 of the event stream is not JSON");
   }
   SECTION("a stream that ends before the turn completes") {
-    CHECK(*read(without_last(normal_stream())).failure() == "the event stream ended before turn.completed");
+    CHECK(*read_codex(without_last(normal_stream())).failure() == "the event stream ended before turn.completed");
   }
   SECTION("no final message") {
     auto lines = normal_stream();
     lines.erase(lines.begin() + 8);
-    CHECK(*read(lines).failure() == "the run completed without a final message");
+    CHECK(*read_codex(lines).failure() == "the run completed without a final message");
   }
   SECTION("a line too long to keep") {
     CodexStreamReader reader;
@@ -121,7 +117,7 @@ TEST_CASE("each way a stream fails is named, without quoting the stream", "[code
     CHECK(reader.turn().stream_bytes > (std::size_t{20} << 20));
   }
   SECTION("an empty stream") {
-    CHECK(*read({}).failure() == "the event stream ended before turn.completed");
+    CHECK(*read_codex({}).failure() == "the event stream ended before turn.completed");
   }
 }
 
@@ -131,7 +127,7 @@ TEST_CASE("the last agent message is the answer; unknown events and items are ig
   lines.insert(lines.begin() + 2, R"({"type":"item.plan.delta","item_id":"item_8","delta":"step"})");
   lines.insert(lines.begin() + 2, R"({"type":"item.completed","item":{"id":"item_7","type":"todo_list","items":[]}})");
   lines.insert(lines.begin() + 2, "");
-  const CodexStreamReader reader = read(lines);
+  const CodexStreamReader reader = read_codex(lines);
   CHECK_FALSE(reader.failure());
   CHECK(*reader.turn().final_message == R"({"taskOutcome":"success"})");
   CHECK(reader.turn().agent_message_bytes == std::string("thinking aloud").size() + reader.turn().final_message->size());
@@ -143,7 +139,7 @@ TEST_CASE("the last agent message is the answer; unknown events and items are ig
 TEST_CASE("usage counts that are not non-negative numbers are unknown, not a crash", "[codex]") {
   auto lines = without_last(normal_stream());
   lines.push_back(R"({"type":"turn.completed","usage":{"input_tokens":"many","cached_input_tokens":-1,"output_tokens":null,"reasoning_output_tokens":[1]}})");
-  const CodexStreamReader reader = read(lines);
+  const CodexStreamReader reader = read_codex(lines);
   CHECK_FALSE(reader.failure());
   CHECK_FALSE(reader.turn().input_tokens);
   CHECK_FALSE(reader.turn().cached_input_tokens);

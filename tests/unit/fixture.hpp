@@ -2,6 +2,7 @@
 // Test helpers: the doc-bridge fixtures from ../shared and small artifact edits.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "strata/model/json.hpp"
 
@@ -15,6 +16,15 @@ model::Json fixture(const std::string& name);
 std::string error_of(const std::function<void()>& operation);
 // The same without the location: just the message.
 std::string message_of(const std::function<void()>& operation);
+
+// An agent stream reader (model/agent_stream) fed `lines`, each 10 ms after the one before.
+template <class Reader>
+Reader read_stream(const std::vector<std::string>& lines) {
+  Reader reader;
+  double at = 0;
+  for (const auto& line : lines) reader.add_line(line, at += 10);
+  return reader;
+}
 
 // The fixture task suite, parsed once.
 const model::Json& fixture_suite();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture.hpp"
 #include "strata/model/gemini_stream.hpp"
 
 using strata::model::GeminiStreamReader;
@@ -28,12 +29,7 @@ std::vector<std::string> gemini_stream() {
       R"({"type":"result","timestamp":"2026-12-04T14:55:51.583Z","status":"success","stats":{"total_tokens":2160,"input_tokens":2100,"output_tokens":50,"cached":1100,"input":1000,"duration_ms":189,"tool_calls":2,"models":{"gemini-2.5-pro":{"total_tokens":2160,"input_tokens":2100,"output_tokens":50,"cached":1100,"input":1000}}}})"};
 }
 
-GeminiStreamReader read_gemini(const std::vector<std::string>& lines) {
-  GeminiStreamReader reader;
-  double at = 0;
-  for (const auto& line : lines) reader.add_line(line, at += 10);
-  return reader;
-}
+constexpr auto read_gemini = &strata::test::read_stream<GeminiStreamReader>;
 
 }  // namespace
 

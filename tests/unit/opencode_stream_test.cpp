@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture.hpp"
 #include "strata/model/opencode_stream.hpp"
 
 using strata::model::OpenCodeStreamReader;
@@ -26,12 +27,7 @@ std::vector<std::string> opencode_stream() {
       R"({"type":"step_finish","timestamp":1796396459856,"sessionID":"ses_1","part":{"id":"prt_5","reason":"stop","type":"step-finish","tokens":{"total":1123,"input":200,"output":20,"reasoning":3,"cache":{"write":5,"read":900}},"cost":0.25}})"};
 }
 
-OpenCodeStreamReader read_opencode(const std::vector<std::string>& lines) {
-  OpenCodeStreamReader reader;
-  double at = 0;
-  for (const auto& line : lines) reader.add_line(line, at += 10);
-  return reader;
-}
+constexpr auto read_opencode = &strata::test::read_stream<OpenCodeStreamReader>;
 
 }  // namespace
 

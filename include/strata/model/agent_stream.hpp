@@ -63,6 +63,14 @@ class AgentStreamReader {
   static std::size_t text_bytes(const Json& object, const char* member);
   // A usage count: a non-negative number, else nothing.
   static std::optional<double> count_member(const Json& object, const char* member);
+  // A member holding text, or "" when it is absent or not text; a member holding an object, or
+  // an empty object. The stream is outside input: a member of another type carries nothing.
+  static const std::string& text_member(const Json& object, const char* member);
+  static const Json& object_member(const Json& object, const char* member);
+  // For the CLIs whose stream shows the tool uses they refused: the count starts at 0, and each
+  // refusal adds one.
+  void reports_denials() { turn_.denied_tool_uses = 0; }
+  void count_denial() { ++*turn_.denied_tool_uses; }
 
   AgentTurn turn_;
   bool error_event_ = false;  // the CLI reported an error; fatal only if the run did not complete

@@ -12,7 +12,10 @@ namespace strata::model {
 
 class GeminiStreamReader final : public AgentStreamReader {
  public:
-  GeminiStreamReader() { end_event_ = "the result event"; }
+  GeminiStreamReader() {
+    end_event_ = "the result event";
+    reports_denials();
+  }
   void add_line(std::string_view line, double at_ms) override;
 
  private:

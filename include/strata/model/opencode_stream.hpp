@@ -12,7 +12,10 @@ namespace strata::model {
 
 class OpenCodeStreamReader final : public AgentStreamReader {
  public:
-  OpenCodeStreamReader() { end_event_ = "a step that finished with reason stop"; }
+  OpenCodeStreamReader() {
+    end_event_ = "a step that finished with reason stop";
+    reports_denials();
+  }
   void add_line(std::string_view line, double at_ms) override;
 
  private:
