@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "strata/error.hpp"
+#include "strata/exec/bounded_process.hpp"
 #include "strata/model/adjudicator_answer.hpp"
 #include "strata/model/agent_answer.hpp"
 #include "strata/model/json_document.hpp"
@@ -36,7 +37,8 @@ std::string doc_bridge_handoff(const DocBridgeQuery& query, const AgentRunOption
   spec.timeout = options.timeout;
   spec.kill_grace = options.kill_grace;
   spec.stdout_limit = std::size_t{1} << 20;
-  const exec::ProcessResult result = run_process_to_end(std::move(spec));
+  exec::init_process_runtime();
+  const exec::ProcessResult result = exec::run_process_to_end(std::move(spec));
   if (result.end == exec::ProcessEnd::spawn_failed) throw Error("the doc-bridge query could not be started: " + result.spawn_error);
   if (result.end == exec::ProcessEnd::timed_out) throw Error("the doc-bridge query did not finish in time and was stopped");
   if (result.end == exec::ProcessEnd::output_limit) throw Error("the doc-bridge query wrote more than 1 MiB and was stopped");

@@ -3,9 +3,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/use_future.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -22,7 +19,6 @@ extern char** environ;
 namespace strata::app {
 namespace {
 
-namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 // Cuts the stream into lines as its chunks arrive, each handed to the reader with the time it
@@ -136,14 +132,6 @@ std::vector<std::string> inherited_environment() {
   return environment;  // what Strata's envAllowlist let through to this provider process
 }
 
-exec::ProcessResult run_process_to_end(exec::ProcessSpec spec) {
-  exec::init_process_runtime();
-  asio::io_context io(1);
-  auto result = asio::co_spawn(io, exec::run_bounded_process(std::move(spec)), asio::use_future);
-  io.run();
-  return result.get();
-}
-
 std::string resolved_command(const std::string& command, const std::string& working_directory, const char* role) {
   const char* path_variable = std::getenv("PATH");
   try {
@@ -173,7 +161,8 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   LineFeed feed(*reader);
   spec.stdout_sink = [&feed](std::string_view chunk) { feed.chunk(chunk); };
 
-  const exec::ProcessResult process = run_process_to_end(std::move(spec));
+  exec::init_process_runtime();
+  const exec::ProcessResult process = exec::run_process_to_end(std::move(spec));
   feed.finish();
   if (const auto failure = run_failure(process, *reader, options)) throw Error(*failure);
   return AgentRun{reader->turn(), prompt_bytes, process.stderr_bytes, process.duration};

@@ -72,6 +72,22 @@ std::vector<std::string> changed_inputs(const std::string& run_id, const Json& r
   const std::string shard_now = now.contains("shard") ? str(now["shard"]) : "none";
   if (shard_before != shard_now)
     changes.push_back("shard changed since run " + run_id + " started: " + shard_before + " -> " + shard_now);
+  // The workspace a run's providers get (issue 26): how, and the repository trees pinned.
+  const Json none = Json::object();
+  const Json& was = recorded.contains("workspace") ? recorded["workspace"] : none;
+  const Json& is = now.contains("workspace") ? now["workspace"] : none;
+  const auto setting = [](const Json& w) {
+    return std::string(w.value("mode", "none")) + (w.value("confine", false) ? " --confine" : "") +
+           (w.value("network", "default") == "none" ? " --confine-network none" : "");
+  };
+  if (setting(was) != setting(is))
+    changes.push_back("workspace changed since run " + run_id + " started: " + setting(was) + " -> " + setting(is));
+  if (was.contains("trees") && is.contains("trees")) {
+    for (const auto& [id, tree] : is["trees"].items())
+      if (was["trees"].contains(id) && was["trees"][id] != tree)
+        changes.push_back("repository " + id + " changed since run " + run_id + " started: " + str(was["trees"][id]) +
+                          " -> " + str(tree));
+  }
   const Json no_programs = Json::array();
   const Json& before = recorded.contains("programs") ? recorded["programs"] : no_programs;
   for (const auto& program : now["programs"]) {

@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +16,8 @@
 #include <functional>
 #include <memory>
 
+#include "strata/app/execution_workspaces.hpp"
+#include "strata/app/repository_trees.hpp"
 #include "strata/app/run_inputs.hpp"
 #include "strata/app/run_ledger.hpp"
 #include "strata/engine/attempt_outcome.hpp"
@@ -103,6 +106,7 @@ class StudyRun {
 
   RunOutcome run() {
     store::LedgerLock lock(settings_.ledger_path);
+    if (settings_.workspaces != nullptr) settings_.workspaces->sweep_stale();
     jobs_.on_stop([this] { budget_.close(); });  // executions waiting for budget give up
     ledger_.load();
     ledger_.check_capacity();
@@ -131,7 +135,8 @@ class StudyRun {
   // A run resumed with other inputs than it started with would mix two setups: refused, unless
   // accepted (then listed in the summary). The record is written before anything is launched.
   void check_inputs() {
-    const Json now = current_run_inputs(inputs_, preflight_);
+    Json now = current_run_inputs(inputs_, preflight_);
+    if (settings_.workspaces != nullptr) now["workspace"] = workspace_inputs(preflight_, settings_.workspaces->settings());
     const std::optional<Json> recorded = store::read_run_inputs(settings_.ledger_path, run_id_);
     if (recorded) {
       input_changes_ = changed_inputs(run_id_, *recorded, now);
@@ -245,6 +250,7 @@ class StudyRun {
     }
     engine::Spend earlier;  // spent by the attempts before the recorded one
     model::AttemptRecord record;
+    std::optional<AttemptWorkspace> workspace;  // the latest attempt's (--workspace copy|overlay)
     for (int attempt = 1; attempt <= attempts; ++attempt) {
       if (attempt > 1) {
         const engine::Spend previous = attempt_spend(record, *e.provider).value_or(worst_one);
@@ -255,13 +261,18 @@ class StudyRun {
         EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
                              &run_id_, &e.recorded, attempt};
         record = co_await endpoint_caller().attempt(std::move(call));
-      } else {
+      } else if (settings_.workspaces == nullptr) {
         exec::ProcessSpec spec = process_spec(e, attempt);
         const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
         record = engine::attempt_record(result, output_limit(*e.provider));
+      } else {
+        if (workspace) co_await remove_workspace(std::move(*workspace));  // an earlier attempt's
+        workspace.reset();
+        record = co_await attempt_in_workspace(e, attempt, workspace);
       }
       if (jobs_.stopping()) {  // interrupted: not an outcome; a resume runs it again
         budget_.settle(worst, worst);
+        if (workspace) co_await remove_workspace(std::move(*workspace));
         co_return;
       }
       if (record.status == "completed") break;
@@ -269,7 +280,70 @@ class StudyRun {
     in.observed_at = now_iso8601();
     ++executed_;
     Charge charge{worst, worst_one, earlier};
-    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record), charge));
+    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record), charge, std::move(workspace)));
+  }
+
+  // ---- workspaces (--workspace copy|overlay) --------------------------------------------
+  // Blocking file-system work runs on the workspace pool (co_spawn there: an awaitable resumes
+  // on its own executor), so the event loop keeps serving the other executions.
+  // (g++ 12 mishandles a lambda with captures in a co_await expression: callers pass a named one.)
+  asio::awaitable<void> off_loop(std::function<void()> work) {
+    co_await asio::co_spawn(
+        workspace_pool_,
+        [&]() -> asio::awaitable<void> {
+          work();
+          co_return;
+        },
+        asio::use_awaitable);
+  }
+
+  // One attempt in a workspace of its own; `made` keeps the workspace (until the observation is
+  // durable). A workspace that cannot be made fails the attempt, recording nothing of it.
+  asio::awaitable<model::AttemptRecord> attempt_in_workspace(const PlannedExecution& e, int attempt,
+                                                             std::optional<AttemptWorkspace>& made) {
+    const ExecutionWorkspaces& workspaces = *settings_.workspaces;
+    const std::string name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+    std::string failure;
+    const std::function<void()> make = [&] {
+      try {
+        made = workspaces.make(name, e.repository_root);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(make);
+    if (!made) {
+      std::fprintf(stderr, "strata: execution %s: %s\n", model::execution_key(e.recorded).c_str(), failure.c_str());
+      // Recorded as a provider that could not be started, with the workspace named as the cause.
+      exec::ProcessResult not_started;
+      model::AttemptRecord record = engine::attempt_record(not_started, output_limit(*e.provider));
+      record.error_code = "workspace-unavailable";
+      co_return record;
+    }
+    exec::ProcessSpec spec = process_spec(e, attempt);
+    workspaces.wrap(spec, *made, *e.provider);
+    const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+    model::AttemptRecord record = engine::attempt_record(result, output_limit(*e.provider));
+    if (jobs_.stopping()) co_return record;
+    const std::string key = model::execution_key(e.recorded);
+    const std::function<void()> measure = [&] {
+      try {
+        const workspace::TreeChanges changes = workspaces.changes(*made);
+        record.workspace_change = model::AttemptRecord::WorkspaceChange{static_cast<double>(changes.files.size()),
+                                                                        static_cast<double>(changes.bytes)};
+        if (workspaces.settings().diff_directory) workspaces.keep_patch(changes, key);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(measure);
+    if (!failure.empty()) std::fprintf(stderr, "strata: execution %s: %s\n", key.c_str(), failure.c_str());
+    co_return record;
+  }
+
+  asio::awaitable<void> remove_workspace(AttemptWorkspace made) {
+    const std::function<void()> remove = [&] { settings_.workspaces->remove(made); };
+    co_await off_loop(remove);
   }
 
   // An execution's reservation and what its attempts before the recorded one spent.
@@ -278,7 +352,7 @@ class StudyRun {
   };
 
   asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record,
-                                         Charge charge) {
+                                         Charge charge, std::optional<AttemptWorkspace> workspace) {
     Json observation = model::build_judged_observation(in, record, *preflight_.executions[index].task);
     // The reservation is replaced by the real usage once the observation is durable; an
     // attempt that reports none keeps its worst case.
@@ -287,6 +361,7 @@ class StudyRun {
     actual.cost_usd += charge.earlier_attempts.cost_usd;
     co_await record_observation(std::move(observation));
     budget_.settle(charge.reserved, actual);
+    if (workspace) co_await remove_workspace(std::move(*workspace));  // removed once the observation is durable
   }
 
   engine::Spend worst_attempt(const Json& provider) const {
@@ -330,6 +405,7 @@ class StudyRun {
   RunLedger ledger_;
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};  // journal fsyncs run here
+  asio::thread_pool workspace_pool_{2};  // workspaces are made, measured and removed here
   engine::JobPool jobs_;
   engine::BudgetGate budget_;
   std::unique_ptr<store::JournalWriter> journal_;

@@ -3,11 +3,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <memory>
 
 #include "command.hpp"
+#include "strata/app/execution_workspaces.hpp"
 #include "strata/app/hosted_endpoints.hpp"
+#include "strata/app/workspace_preflight.hpp"
 #include "strata/app/run_preflight.hpp"
 #include "strata/app/study_run.hpp"
 #include "strata/model/json_access.hpp"
@@ -30,7 +33,28 @@ struct RunOptions {
   OutputFormat format;
   UsageLogFlags usage_log;
   BudgetFlags budget;
+  std::string workspace_mode = "none", confine_network, workspace_diff;
+  bool confine = false;
 };
+
+// strata-workspace-exec, built beside strata (docs/WORKSPACES.md).
+std::string launcher_path() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (self.parent_path() / "strata-workspace-exec").string();
+}
+
+workspace::WorkspaceSettings workspace_settings(const RunOptions& options) {
+  workspace::WorkspaceSettings settings;
+  settings.mode = workspace::parse_mode(options.workspace_mode);
+  settings.confine = options.confine;
+  if (!options.confine_network.empty()) {
+    if (options.confine_network != "none") throw Error("--confine-network takes only 'none', not '" + options.confine_network + "'");
+    settings.network_none = true;
+  }
+  if (!options.workspace_diff.empty()) settings.diff_directory = std::filesystem::absolute(options.workspace_diff).lexically_normal().string();
+  return settings;
+}
 
 using model::str;
 
@@ -97,6 +121,10 @@ int run_study(const RunOptions& options) {
   const std::optional<model::Shard> shard = shard_of(options.shard);
   app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
   if (shard) app::restrict_to_shard(preflight, *shard);
+  const workspace::WorkspaceSettings workspace = workspace_settings(options);
+  const app::WorkspaceTools tools = app::check_workspace_preflight(
+      workspace, {options.ledger, {options.plan, options.suite, options.providers, options.repositories}, launcher_path(),
+                  path ? path : ""});
   const engine::SpendLimits limits = options.budget.limits();
   if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
   // Endpoint providers' variables are checked here, in the dry run too.
@@ -114,6 +142,8 @@ int run_study(const RunOptions& options) {
     settings.endpoints = &endpoints;
     settings.limits = limits;
     settings.accept_changed_inputs = options.accept_changed_inputs;
+    std::optional<app::ExecutionWorkspaces> workspaces;
+    if (workspace.isolated()) settings.workspaces = &workspaces.emplace(workspace, tools, options.ledger);
     outcome = app::run_study(inputs, preflight, settings);
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
@@ -151,6 +181,17 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
   sub->add_flag("--accept-changed-inputs", options->accept_changed_inputs,
                 "Resume even when the configs or provider programs differ from those the run started with");
+  sub->add_option("--workspace", options->workspace_mode,
+                  "none (providers run in the repository itself), copy or overlay (each attempt gets a writable view of "
+                  "its own)")
+      ->check(CLI::IsMember({"none", "copy", "overlay"}));
+  sub->add_flag("--confine", options->confine,
+                "Run each provider under bubblewrap: system read-only, its workspace writable, its own /tmp, no home "
+                "and no Strata files");
+  sub->add_option("--confine-network", options->confine_network, "none: a confined provider gets no network at all")
+      ->check(CLI::IsMember({"none"}));
+  sub->add_option("--keep-workspace-diff", options->workspace_diff,
+                  "Write each execution's changes as DIR/<execution key>.patch (outside the ledger)");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "execution");
@@ -163,6 +204,13 @@ void add_run_command(CLI::App& app, Action& action) {
       "<ledger>.inputs records what each run started with (artifact hashes, each provider program's path, size,\n"
       "modification time and SHA-256); a resume with anything changed stops before launching (exit 2) and names\n"
       "each change, unless --accept-changed-inputs (the summary then lists them).\n"
+      "With --workspace copy|overlay each attempt runs in a writable view of its repository, made before it starts\n"
+      "and removed once its observation is durable; the repository itself is never written. overlay mounts it in\n"
+      "the provider's own namespace (constant time), copy copies it (reflink where possible). The repository's tree\n"
+      "(a git commit, or a digest of its files) is pinned in <ledger>.inputs: a resume with a changed tree is\n"
+      "refused. Observations carry measurements.workspaceChangedFiles and workspaceChangedBytes. Workspaces an\n"
+      "interrupted run left in <ledger>.workspaces/ are removed at the next start. docs/WORKSPACES.md tells what\n"
+      "each mode, and --confine, protects against.\n"
       "With --max-tokens or --max-cost-usd, an execution starts only when its worst case (every attempt at the\n"
       "plan's budget.maxTokens, at its entry's highest rate) fits beside what this invocation spent and what\n"
       "runs reserved; once one cannot fit, nothing more starts, running executions finish and the summary says\n"

@@ -14,12 +14,14 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/asio/write.hpp>
 
 #include <algorithm>
@@ -172,6 +174,7 @@ class Attempt {
       if (ec) break;
       const std::size_t keep = std::min(n, spec_.stderr_limit - result.stderr_bytes);
       hash.update(std::string_view(buffer, keep));
+      if (spec_.keep_stderr) result.stderr_data.append(buffer, keep);
       result.stderr_bytes += keep;
     }
     result.stderr_sha256 = hash.hex();
@@ -383,6 +386,13 @@ asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec) {
                                            pipes.in, pipes.out, pipes.err);
   co_await attempt->run();
   co_return std::move(attempt->result);
+}
+
+ProcessResult run_process_to_end(ProcessSpec spec) {
+  asio::io_context io(1);
+  auto result = asio::co_spawn(io, run_bounded_process(std::move(spec)), asio::use_future);
+  io.run();
+  return result.get();
 }
 
 }  // namespace strata::exec

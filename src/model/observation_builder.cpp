@@ -101,6 +101,11 @@ Json observation_payload(const ObservationInputs& in, const AttemptRecord& attem
       response["measurements"]["cachedInputTokens"] = *attempt.measured_usage->cached_input_tokens;
     }
   }
+  if (attempt.workspace_change) {  // measured by Strata, so it replaces anything the provider said
+    if (!response.contains("measurements")) response["measurements"] = Json::object();
+    response["measurements"]["workspaceChangedFiles"] = attempt.workspace_change->files;
+    response["measurements"]["workspaceChangedBytes"] = attempt.workspace_change->bytes;
+  }
   const double tokens = number_member(response, "inputTokens").value_or(0) + number_member(response, "outputTokens").value_or(0);
   if (tokens > (*in.plan)["budget"]["maxTokens"].get<double>()) {
     attempt.status = "budget-exceeded";

@@ -28,9 +28,7 @@ struct AgentRun {
 // and numbers only, never the prompt, the answer or a path.
 AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& answer_schema, const AgentRunOptions& options);
 
-// A bounded process run to its end on an event loop of its own (the adapters are one-shot
-// processes), and the environment Strata gave this process, passed on as it is.
-exec::ProcessResult run_process_to_end(exec::ProcessSpec spec);
+// The environment Strata gave this process, passed on as it is (to the agent it starts).
 std::vector<std::string> inherited_environment();
 // `command` resolved against the working directory and PATH; Error naming the `role` otherwise.
 std::string resolved_command(const std::string& command, const std::string& working_directory, const char* role);

@@ -14,6 +14,8 @@
 
 namespace strata::app {
 
+class ExecutionWorkspaces;
+
 struct RunSettings {
   std::string ledger_path;
   std::optional<std::string> round;
@@ -23,6 +25,7 @@ struct RunSettings {
   EndpointCaller* endpoints = nullptr;  // for endpoint providers (not owned)
   engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
   bool accept_changed_inputs = false;   // --accept-changed-inputs: resume even if <ledger>.inputs differs
+  const ExecutionWorkspaces* workspaces = nullptr;  // --workspace copy|overlay (not owned); nullptr: none
 };
 
 struct RunOutcome {

@@ -23,6 +23,10 @@ int jobs_within_open_file_limit(int requested, long* limit = nullptr);
 // child's, so it throws strata::Error instead of reporting a spawn failure; pass a named ProcessSpec (g++ 12 coroutine parameter bug).
 boost::asio::awaitable<ProcessResult> run_bounded_process(ProcessSpec spec);
 
+// The same, to completion, on an event loop of its own: for a short helper process (a probe, git)
+// before or outside the run's loop. Blocks the calling thread.
+ProcessResult run_process_to_end(ProcessSpec spec);
+
 // Strata itself is out of file descriptors (EMFILE/ENFILE while starting a provider or opening
 // an endpoint connection): the run must stop (or run fewer at once), never record that as the
 // provider's outcome. Releases the descriptors held back for the stop path (the error, the fold,

@@ -25,6 +25,9 @@ struct ProcessSpec {
   // thread, instead of into ProcessResult::stdout_data; stdout_limit then caps the bytes
   // streamed. For a child whose output is a long event stream (an agent CLI, issue 16).
   std::function<void(std::string_view)> stdout_sink;
+  // Keep the (capped) stderr bytes in ProcessResult::stderr_data: for Strata's own helper
+  // processes (a pre-flight probe), whose error line is the message to show. Never for providers.
+  bool keep_stderr = false;
 };
 
 enum class ProcessEnd {
@@ -42,6 +45,7 @@ struct ProcessResult {
   std::string stdout_data;  // raw bytes, at most stdout_limit + one read (empty with a stdout_sink)
   std::size_t stdout_bytes = 0;  // every byte read from stdout
   std::size_t stderr_bytes = 0;  // kept (capped) stderr bytes
+  std::string stderr_data;       // those bytes, with ProcessSpec::keep_stderr only
   std::string stderr_sha256 =    // hex SHA-256 of the kept stderr bytes
       "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   std::chrono::milliseconds duration{0};

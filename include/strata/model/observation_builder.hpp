@@ -26,6 +26,12 @@ struct AttemptRecord {
     std::optional<double> cached_input_tokens;
   };
   std::optional<Usage> measured_usage;
+  // What the execution changed in its own workspace (--workspace copy|overlay, issue 26): the
+  // measurements workspaceChangedFiles and workspaceChangedBytes. Counts only, never a path.
+  struct WorkspaceChange {
+    double files = 0, bytes = 0;
+  };
+  std::optional<WorkspaceChange> workspace_change;
 };
 
 struct ObservationInputs {

@@ -1,0 +1,26 @@
+#pragma once
+// --confine: the bubblewrap command line that runs one provider (docs/WORKSPACES.md). The
+// provider sees the system read-only, its workspace writable at the repository's own path, its
+// own /tmp, /proc and /dev, no home directory and none of Strata's files, and only what its
+// allowlisted environment names beyond that.
+#include <string>
+#include <vector>
+
+namespace strata::workspace {
+
+struct Confinement {
+  std::string bwrap;                    // resolved path of bwrap
+  std::string workspace;                // the execution's writable tree (a copy), or empty: the
+                                        // view is already mounted at `repository` (overlay)
+  std::string repository;               // where the provider sees it, and its working directory
+  std::vector<std::string> hidden;      // directories replaced by an empty tmpfs (homes, Strata's)
+  std::vector<std::string> named;       // directories the allowlisted environment names: bound writable
+  std::vector<std::string> named_read_only;  // PATH entries: bound read-only
+  std::string program;                  // the provider program: bound read-only where hidden
+  bool network_none = false;
+};
+
+// argv (without the leading bwrap path) to run `program args...` under `confinement`.
+std::vector<std::string> bwrap_arguments(const Confinement& confinement, const std::vector<std::string>& program_args);
+
+}  // namespace strata::workspace

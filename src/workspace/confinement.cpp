@@ -1,0 +1,57 @@
+#include "strata/workspace/confinement.hpp"
+
+#include <filesystem>
+
+namespace strata::workspace {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Is `path` inside (or equal to) `directory`? Both absolute and normal.
+bool within(const std::string& path, const std::string& directory) {
+  if (directory == "/") return true;
+  return path == directory || (path.size() > directory.size() && path.compare(0, directory.size(), directory) == 0 &&
+                               path[directory.size()] == '/');
+}
+
+bool inside_any(const std::string& path, const std::vector<std::string>& directories) {
+  for (const auto& directory : directories)
+    if (within(path, directory)) return true;
+  return false;
+}
+
+void add(std::vector<std::string>& argv, std::initializer_list<std::string> words) {
+  argv.insert(argv.end(), words.begin(), words.end());
+}
+
+}  // namespace
+
+std::vector<std::string> bwrap_arguments(const Confinement& c, const std::vector<std::string>& program_args) {
+  std::vector<std::string> argv;
+  // The provider and everything it starts die with bwrap, and bwrap with Strata; a PID namespace
+  // of its own, so a background child cannot outlive the execution.
+  add(argv, {"--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"});
+  if (c.network_none) add(argv, {"--unshare-net"});
+  add(argv, {"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
+  std::error_code ignored;
+  for (const auto& directory : c.hidden)
+    if (directory != "/" && directory != "/tmp" && fs::is_directory(directory, ignored)) add(argv, {"--tmpfs", directory});
+  // What the environment names comes back where a mask hid it; elsewhere the read-only root shows
+  // it already (a named directory stays read-only unless it is one the provider writes to).
+  for (const auto& directory : c.named_read_only)
+    if ((inside_any(directory, c.hidden) || within(directory, "/tmp")) && fs::is_directory(directory, ignored))
+      add(argv, {"--ro-bind", directory, directory});
+  for (const auto& directory : c.named)
+    if (directory != "/" && fs::is_directory(directory, ignored)) add(argv, {"--bind", directory, directory});
+  if (!c.program.empty() && inside_any(c.program, c.hidden)) add(argv, {"--ro-bind", c.program, c.program});
+  const std::string& source = c.workspace.empty() ? c.repository : c.workspace;
+  add(argv, {"--bind", source, c.repository});
+  // A hidden directory inside the repository (a ledger kept in it) stays hidden in the view too.
+  for (const auto& directory : c.hidden)
+    if (within(directory, c.repository) && directory != c.repository) add(argv, {"--tmpfs", directory});
+  add(argv, {"--chdir", c.repository, "--"});
+  argv.insert(argv.end(), program_args.begin(), program_args.end());
+  return argv;
+}
+
+}  // namespace strata::workspace

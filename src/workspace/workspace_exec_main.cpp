@@ -1,0 +1,186 @@
+// strata-workspace-exec: runs one provider in its own mount and PID namespaces, with an overlay
+// of its repository mounted over the repository's own path (docs/WORKSPACES.md).
+//
+//   strata-workspace-exec [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]
+//
+// Why a program of its own and not code in strata: the namespaces must be made between fork and
+// exec, and strata starts every child with posix_spawn (no code runs there). This one is small,
+// single-threaded and links nothing but libc, so it starts in well under a millisecond.
+//
+// What it guarantees:
+// - the overlay exists only in the provider's mount namespace: when its last process ends the
+//   mount ends with it, however strata or this program died (no mount to sweep, ever);
+// - the provider runs as PID 2 of a PID namespace whose PID 1 is this program again (started
+//   with --init, by posix_spawn like every child of Strata's, not fork): when the
+//   provider exits, PID 1 exits and the kernel kills every process left in the namespace (a
+//   background child cannot go on writing after the execution is over);
+// - this program dies with its parent (strata) and PID 1 dies with this program.
+// The exit status is the provider's: its exit code, or the signal that killed it re-raised.
+// 125 with a line on stderr means the namespace or the mount could not be made.
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+constexpr int kSetupFailed = 125;
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "strata-workspace-exec: %s: %s\n", what.c_str(), std::strerror(errno));
+  std::_Exit(kSetupFailed);
+}
+
+// Overlay options separate their values with ',' and ':': a path holding one is escaped.
+std::string escaped(const char* path) {
+  std::string out;
+  for (const char* c = path; *c; ++c) {
+    if (*c == ',' || *c == ':' || *c == '\\') out += '\\';
+    out += *c;
+  }
+  return out;
+}
+
+bool write_file(const char* path, const std::string& text) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  return ok;
+}
+
+// Root makes the namespaces directly; anyone else through a user namespace that maps them to
+// root inside it (kernel 5.11+ then allows the overlay, with extended attributes in the user
+// namespace's own space: "userxattr").
+bool enter_namespaces() {
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  if (uid == 0) {
+    if (::unshare(CLONE_NEWNS | CLONE_NEWPID) != 0) fail("cannot make a mount and PID namespace");
+    return false;
+  }
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) fail("cannot make a user, mount and PID namespace");
+  if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+      !write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
+    fail("cannot map the user into its namespace");
+  return true;
+}
+
+void ignore_termination(void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  for (int signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) ::sigaction(signal, &action, nullptr);
+}
+
+void nothing(int) {}
+
+// Waits for `child`, reaping any other process that ends meanwhile (PID 1 inherits orphans),
+// and returns its wait status.
+int wait_for(pid_t child) {
+  for (;;) {
+    int status = 0;
+    const pid_t ended = ::waitpid(-1, &status, 0);
+    if (ended == child) return status;
+    if (ended < 0 && errno != EINTR) fail("lost the provider");
+  }
+}
+
+[[noreturn]] void exit_like(int status) {
+  if (WIFSIGNALED(status)) {
+    ::signal(WTERMSIG(status), SIG_DFL);
+    ::prctl(PR_SET_DUMPABLE, 0);  // no core file of this program for the provider's crash
+    ::raise(WTERMSIG(status));
+  }
+  std::_Exit(WIFEXITED(status) ? WEXITSTATUS(status) : kSetupFailed);
+}
+
+// Starts `argv` (argv[0] a path) with every signal unblocked and default; returns its PID.
+pid_t spawn(char** argv) {
+  posix_spawnattr_t attributes;
+  ::posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  pid_t child = 0;
+  const int error = ::posix_spawn(&child, argv[0], nullptr, &attributes, argv, environ);
+  ::posix_spawnattr_destroy(&attributes);
+  if (error != 0) {
+    errno = error;
+    fail(std::string("cannot start ") + argv[0]);
+  }
+  return child;
+}
+
+// PID 1 of the namespace: starts the provider and waits for it.
+[[noreturn]] void run_as_init(char** program, const char* view) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail("cannot tie PID 1 to its parent");
+  if (::chdir(view) != 0) fail(std::string("cannot enter ") + view);
+  // Handlers (not SIG_IGN, which a child would inherit through exec): a signal to the process
+  // group reaches the provider, and PID 1 only waits for it to end.
+  ignore_termination(nothing);
+  exit_like(wait_for(spawn(program)));
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: strata-workspace-exec [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char *lower = nullptr, *upper = nullptr, *work = nullptr, *view = nullptr;
+  bool init = false;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--overlay" && i + 3 < argc) {
+      lower = argv[++i];
+      upper = argv[++i];
+      work = argv[++i];
+    } else if (flag == "--init") {
+      init = true;
+    } else if (flag == "--view" && i + 1 < argc) {
+      view = argv[++i];
+    } else if (flag == "--") {
+      ++i;
+      break;
+    } else {
+      return usage();
+    }
+  }
+  if (view == nullptr || i >= argc) return usage();
+  if (init) run_as_init(argv + i, view);
+  const pid_t parent = ::getppid();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) fail("the parent is gone");
+  const bool user_namespace = enter_namespaces();
+  // Nothing mounted here may propagate back to the parent's namespace.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail("cannot make the mounts private");
+  if (lower != nullptr) {
+    std::string options = "lowerdir=" + escaped(lower) + ",upperdir=" + escaped(upper) + ",workdir=" + escaped(work);
+    if (user_namespace) options += ",userxattr";
+    if (::mount("overlay", view, "overlay", 0, options.c_str()) != 0) fail(std::string("cannot mount the overlay on ") + view);
+  }
+  ignore_termination(nothing);
+  // PID 1: this program again, in --init mode, with the same view and program.
+  std::string self = "/proc/self/exe";
+  std::string init_flag = "--init", view_flag = "--view", end = "--";
+  std::vector<char*> init_argv{self.data(), init_flag.data(), view_flag.data(), const_cast<char*>(view), end.data()};
+  for (int k = i; k < argc; ++k) init_argv.push_back(argv[k]);
+  init_argv.push_back(nullptr);
+  exit_like(wait_for(spawn(init_argv.data())));
+}
