@@ -39,6 +39,7 @@ packages=(
   libboost1.81-dev libssl-dev openssl nlohmann-json3-dev libspdlog-dev
   catch2 libcli11-dev
   python3 python3-jsonschema python3-yaml nodejs curl util-linux procps
+  bubblewrap git
 )
 case "${1:-}" in
   --fuzz) packages=(clang libclang-rt-14-dev) ;;

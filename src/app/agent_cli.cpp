@@ -28,7 +28,10 @@ std::string with_answer_instruction(const std::string& prompt, const std::string
 // the model asks for runs under; --ephemeral and --ignore-user-config keep the run from reading
 // or leaving state in CODEX_HOME beyond its credentials.
 AgentInvocation codex(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_path) {
-  AgentInvocation run{{"exec", "--json", "--ephemeral", "--ignore-user-config", "--skip-git-repo-check", "--sandbox", "read-only"}, {}, prompt};
+  AgentInvocation run{{"exec", "--json", "--ephemeral", "--ignore-user-config", "--skip-git-repo-check", "--sandbox",
+                       options.tools.writes ? "workspace-write" : "read-only"},
+                      {},
+                      prompt};
   if (!options.tools.web) append(run.args, {"-c", "web_search=\"disabled\""});
   if (!options.model.empty()) append(run.args, {"--model", options.model});
   append(run.args, {"--output-schema", schema_path});
@@ -46,10 +49,12 @@ AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt
   std::string tools = "Bash,Read";
   if (options.tools.subagents) tools += ",Task";
   if (options.tools.web) tools += ",WebFetch,WebSearch";
+  if (options.tools.writes) tools += ",Edit,Write";
   AgentInvocation run{{"-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence", "--tools", tools,
-                       "--permission-mode", "dontAsk", "--disallowedTools", "Edit,Write,NotebookEdit"},
+                       "--permission-mode", options.tools.writes ? "acceptEdits" : "dontAsk"},
                       {},
                       prompt};
+  if (!options.tools.writes) append(run.args, {"--disallowedTools", "Edit,Write,NotebookEdit"});
   if (!options.model.empty()) append(run.args, {"--model", options.model});
   append(run.args, {"--json-schema", schema_text});
   append(run.args, options.extra_args);
@@ -72,6 +77,7 @@ AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt
     else escaped += c;
   }
   AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust", "--policy", policy_path}, {}, escaped};
+  if (options.tools.writes) append(run.args, {"--approval-mode", "auto_edit"});  // registers and allows the edit tools
   if (!options.model.empty()) append(run.args, {"--model", options.model});
   append(run.args, options.extra_args);
   return run;
@@ -79,7 +85,8 @@ AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt
 
 std::string gemini_policy(const ToolPolicy& tools) {
   // save_memory writes to the user's GEMINI.md, which later runs would read: never.
-  std::string denied = R"("run_shell_command", "write_file", "replace", "save_memory", "enter_plan_mode")";
+  std::string denied = R"("run_shell_command", "save_memory", "enter_plan_mode")";
+  if (!tools.writes) denied += R"(, "write_file", "replace")";
   if (!tools.web) denied += R"(, "web_fetch", "google_web_search")";
   if (!tools.subagents) denied += R"(, "invoke_agent")";
   return "# strata provider gemini: the tools a study run may not use\n[[rule]]\ntoolName = [" + denied +
@@ -101,7 +108,7 @@ AgentInvocation opencode(const AgentRunOptions& options, const std::string& prom
     if (!config.is_object()) throw Error("OPENCODE_CONFIG_CONTENT is not a JSON object");
   }
   const char* web = options.tools.web ? "allow" : "deny";
-  config["permission"] = Json{{"edit", "deny"},  {"bash", "deny"},       {"webfetch", web},
+  config["permission"] = Json{{"edit", options.tools.writes ? "allow" : "deny"},  {"bash", "deny"},       {"webfetch", web},
                               {"websearch", web}, {"task", options.tools.subagents ? "allow" : "deny"},
                               {"external_directory", "deny"}, {"doom_loop", "deny"}, {"skill", "deny"},
                               {"todowrite", "deny"}, {"question", "deny"}};
@@ -149,18 +156,21 @@ AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, c
 std::string agent_invocation_summary(AgentCli cli) {
   switch (cli) {
     case AgentCli::codex:
-      return "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only\n"
+      return "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only (workspace-write\n"
+             "with --allow-writes)\n"
              "[-c web_search=\"disabled\"] [--model M] --output-schema <schema file> [agent args] -";
     case AgentCli::claude:
       return "Runs claude -p --output-format stream-json --verbose --no-session-persistence --tools Bash,Read[,Task][,WebFetch,WebSearch]\n"
-             "--permission-mode dontAsk --disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]";
+             "--permission-mode dontAsk --disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]\n"
+             "(with --allow-writes: --tools ...,Edit,Write --permission-mode acceptEdits)";
     case AgentCli::gemini:
       return "Runs gemini -p \"\" --output-format stream-json --skip-trust --policy <file> [--model M] [agent args], headless\n"
              "(its tools that write are not registered), the policy denying them and the memory, sub-agent and web tools,\n"
-             "the schema in the prompt";
+             "the schema in the prompt (with --allow-writes: --approval-mode auto_edit, write_file and replace allowed)";
     case AgentCli::opencode:
       return "Runs opencode run --format json [--model M] [agent args] with OPENCODE_CONFIG_CONTENT denying edit, bash, web,\n"
-             "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt";
+             "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt\n"
+             "(with --allow-writes: edit allowed)";
   }
   return {};
 }

@@ -1,6 +1,7 @@
 #include "strata/app/execution_workspaces.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -98,6 +99,7 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
     for (const auto& variable : spec.env)
       if (variable.rfind("PATH=", 0) == 0)
         for (auto& entry : absolute_entries(variable.substr(5))) confinement.named_read_only.push_back(std::move(entry));
+    for (const auto& directory : settings_.shown) confinement.named_read_only.push_back(directory);
     for (const auto& name : provider.value("envAllowlist", model::Json::array())) {
       const char* value = std::getenv(model::str(name).c_str());
       if (value == nullptr || model::str(name) == "PATH") continue;
@@ -109,15 +111,19 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
     command.insert(command.begin(), tools_.bwrap);
     program = tools_.bwrap;
   }
-  if (settings_.mode == WorkspaceMode::overlay) {
-    std::vector<std::string> launcher{tools_.launcher, "--overlay", made.repository, made.directory + "/upper",
-                                      made.directory + "/work", "--view", made.repository, "--"};
+  // The launcher gives the provider (or bwrap) a PID namespace that dies with Strata, and for
+  // overlay the mount; copy without it (no namespaces here) runs the provider as it is.
+  if (!tools_.launcher.empty()) {
+    std::vector<std::string> launcher{tools_.launcher, "--parent", std::to_string(::getpid())};
+    if (settings_.mode == WorkspaceMode::overlay)
+      launcher.insert(launcher.end(), {"--overlay", made.repository, made.directory + "/upper", made.directory + "/work"});
+    launcher.insert(launcher.end(), {"--view", settings_.confine ? made.directory : made.view, "--"});
     command.insert(command.begin(), launcher.begin(), launcher.end());
     program = tools_.launcher;
   }
   spec.program = program;
   spec.args.assign(command.begin() + 1, command.end());
-  spec.working_directory = settings_.confine || settings_.mode == WorkspaceMode::overlay ? made.directory : made.view;
+  spec.working_directory = settings_.confine || !tools_.launcher.empty() ? made.directory : made.view;
 }
 
 workspace::TreeChanges ExecutionWorkspaces::changes(const AttemptWorkspace& made) const {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -59,10 +60,12 @@ class Scratch {
   std::string path_;
 };
 
+std::string missing_launcher(const std::string& mode) {
+  return "--workspace " + mode + " needs strata-workspace-exec beside strata, and it is not there (build it: cmake --build)";
+}
+
 void check_overlay(const std::string& launcher, const std::string& true_program, const Scratch& scratch) {
-  if (::access(launcher.c_str(), X_OK) != 0)
-    throw Error("--workspace overlay needs strata-workspace-exec beside strata, and it is not there (build it: cmake --build)",
-                launcher);
+  if (::access(launcher.c_str(), X_OK) != 0) throw Error(missing_launcher("overlay"), launcher);
   for (const char* part : {"/lower", "/upper", "/work"}) fs::create_directory(scratch.path() + part);
   const std::string& s = scratch.path();
   const exec::ProcessResult result =
@@ -70,6 +73,13 @@ void check_overlay(const std::string& launcher, const std::string& true_program,
   if (result.end != exec::ProcessEnd::exited || result.exit_code != 0)
     throw Error("--workspace overlay is not available here (" + why(result) +
                 "); --workspace copy needs no mount");
+}
+
+// copy uses the launcher for its PID namespace where the kernel allows one: true when it does.
+bool pid_namespace_available(const std::string& launcher, const std::string& true_program, const Scratch& scratch) {
+  if (::access(launcher.c_str(), X_OK) != 0) throw Error(missing_launcher("copy"), launcher);
+  const exec::ProcessResult result = probe(launcher, {"--view", scratch.path(), "--", true_program}, scratch.path());
+  return result.end == exec::ProcessEnd::exited && result.exit_code == 0;
 }
 
 void check_bubblewrap(const std::string& bwrap, const std::string& true_program, bool network_none, const Scratch& scratch) {
@@ -101,6 +111,12 @@ WorkspaceTools check_workspace_preflight(const workspace::WorkspaceSettings& set
   if (settings.mode == WorkspaceMode::overlay) {
     tools.launcher = places.launcher;
     check_overlay(tools.launcher, true_program, scratch);
+  } else if (pid_namespace_available(places.launcher, true_program, scratch)) {
+    tools.launcher = places.launcher;
+  } else {
+    std::fprintf(stderr,
+                 "strata: --workspace copy without a PID namespace here: a provider's background processes are not stopped "
+                 "when it exits, nor when strata is killed\n");
   }
   if (settings.confine) {
     try {

@@ -34,6 +34,7 @@ struct RunOptions {
   UsageLogFlags usage_log;
   BudgetFlags budget;
   std::string workspace_mode = "none", confine_network, workspace_diff;
+  std::vector<std::string> confine_show;
   bool confine = false;
 };
 
@@ -51,6 +52,11 @@ workspace::WorkspaceSettings workspace_settings(const RunOptions& options) {
   if (!options.confine_network.empty()) {
     if (options.confine_network != "none") throw Error("--confine-network takes only 'none', not '" + options.confine_network + "'");
     settings.network_none = true;
+  }
+  for (const auto& directory : options.confine_show) {
+    if (!options.confine) throw Error("--confine-show needs --confine");
+    if (!std::filesystem::is_directory(directory)) throw Error("--confine-show: not a directory", directory);
+    settings.shown.push_back(std::filesystem::absolute(directory).lexically_normal().string());
   }
   if (!options.workspace_diff.empty()) settings.diff_directory = std::filesystem::absolute(options.workspace_diff).lexically_normal().string();
   return settings;
@@ -190,6 +196,9 @@ void add_run_command(CLI::App& app, Action& action) {
                 "and no Strata files");
   sub->add_option("--confine-network", options->confine_network, "none: a confined provider gets no network at all")
       ->check(CLI::IsMember({"none"}));
+  sub->add_option("--confine-show", options->confine_show,
+                  "A directory a confined provider may see, read-only, where --confine would hide it (an agent installed "
+                  "under a home directory); repeatable");
   sub->add_option("--keep-workspace-diff", options->workspace_diff,
                   "Write each execution's changes as DIR/<execution key>.patch (outside the ledger)");
   add_format_flags(*sub, options->format);

@@ -1,8 +1,9 @@
 // strata-workspace-exec: runs one provider in its own mount and PID namespaces, with an overlay
 // of its repository mounted over the repository's own path (docs/WORKSPACES.md).
 //
-//   strata-workspace-exec [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]
+//   strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]
 //
+// --overlay mounts LOWER+UPPER over LOWER itself; --view is the provider's working directory.
 // Why a program of its own and not code in strata: the namespaces must be made between fork and
 // exec, and strata starts every child with posix_spawn (no code runs there). This one is small,
 // single-threaded and links nothing but libc, so it starts in well under a millisecond.
@@ -19,6 +20,7 @@
 // 125 with a line on stderr means the namespace or the mount could not be made.
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -38,6 +40,7 @@ extern char** environ;
 namespace {
 
 constexpr int kSetupFailed = 125;
+constexpr int kParentFd = 3;  // PID 1's end of a pipe whose other end only the launcher holds
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "strata-workspace-exec: %s: %s\n", what.c_str(), std::strerror(errno));
@@ -108,7 +111,11 @@ int wait_for(pid_t child) {
 }
 
 // Starts `argv` (argv[0] a path) with every signal unblocked and default; returns its PID.
-pid_t spawn(char** argv) {
+// `pass_fd` >= 0: that descriptor becomes the child's descriptor 3.
+pid_t spawn(char** argv, int pass_fd = -1) {
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  if (pass_fd >= 0) ::posix_spawn_file_actions_adddup2(&actions, pass_fd, kParentFd);
   posix_spawnattr_t attributes;
   ::posix_spawnattr_init(&attributes);
   sigset_t none;
@@ -116,8 +123,9 @@ pid_t spawn(char** argv) {
   ::posix_spawnattr_setsigmask(&attributes, &none);
   ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t child = 0;
-  const int error = ::posix_spawn(&child, argv[0], nullptr, &attributes, argv, environ);
+  const int error = ::posix_spawn(&child, argv[0], &actions, &attributes, argv, environ);
   ::posix_spawnattr_destroy(&attributes);
+  ::posix_spawn_file_actions_destroy(&actions);
   if (error != 0) {
     errno = error;
     fail(std::string("cannot start ") + argv[0]);
@@ -128,6 +136,11 @@ pid_t spawn(char** argv) {
 // PID 1 of the namespace: starts the provider and waits for it.
 [[noreturn]] void run_as_init(char** program, const char* view) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail("cannot tie PID 1 to its parent");
+  // The launcher may have died before the line above: then its end of the pipe is closed (PID 1
+  // cannot ask getppid(), its parent is outside its namespace). From here on, its death kills us.
+  struct pollfd parent {kParentFd, 0, 0};
+  if (::poll(&parent, 1, 0) != 0) std::_Exit(kSetupFailed);
+  ::close(kParentFd);
   if (::chdir(view) != 0) fail(std::string("cannot enter ") + view);
   // Handlers (not SIG_IGN, which a child would inherit through exec): a signal to the process
   // group reaches the provider, and PID 1 only waits for it to end.
@@ -136,7 +149,7 @@ pid_t spawn(char** argv) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: strata-workspace-exec [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]\n");
+  std::fprintf(stderr, "usage: strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] --view WORKING-DIR -- PROGRAM [ARG...]\n");
   return 2;
 }
 
@@ -145,6 +158,7 @@ int usage() {
 int main(int argc, char** argv) {
   const char *lower = nullptr, *upper = nullptr, *work = nullptr, *view = nullptr;
   bool init = false;
+  pid_t expected_parent = 0;  // --parent: Strata's PID (it may be gone before this line)
   int i = 1;
   for (; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -152,6 +166,8 @@ int main(int argc, char** argv) {
       lower = argv[++i];
       upper = argv[++i];
       work = argv[++i];
+    } else if (flag == "--parent" && i + 1 < argc) {
+      expected_parent = static_cast<pid_t>(std::atol(argv[++i]));
     } else if (flag == "--init") {
       init = true;
     } else if (flag == "--view" && i + 1 < argc) {
@@ -165,7 +181,7 @@ int main(int argc, char** argv) {
   }
   if (view == nullptr || i >= argc) return usage();
   if (init) run_as_init(argv + i, view);
-  const pid_t parent = ::getppid();
+  const pid_t parent = expected_parent != 0 ? expected_parent : ::getppid();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) fail("the parent is gone");
   const bool user_namespace = enter_namespaces();
   // Nothing mounted here may propagate back to the parent's namespace.
@@ -173,7 +189,9 @@ int main(int argc, char** argv) {
   if (lower != nullptr) {
     std::string options = "lowerdir=" + escaped(lower) + ",upperdir=" + escaped(upper) + ",workdir=" + escaped(work);
     if (user_namespace) options += ",userxattr";
-    if (::mount("overlay", view, "overlay", 0, options.c_str()) != 0) fail(std::string("cannot mount the overlay on ") + view);
+    // Over the repository's own path: inside, that path is the writable view; the repository
+    // itself cannot be reached from here at all.
+    if (::mount("overlay", lower, "overlay", 0, options.c_str()) != 0) fail(std::string("cannot mount the overlay on ") + lower);
   }
   ignore_termination(nothing);
   // PID 1: this program again, in --init mode, with the same view and program.
@@ -182,5 +200,9 @@ int main(int argc, char** argv) {
   std::vector<char*> init_argv{self.data(), init_flag.data(), view_flag.data(), const_cast<char*>(view), end.data()};
   for (int k = i; k < argc; ++k) init_argv.push_back(argv[k]);
   init_argv.push_back(nullptr);
-  exit_like(wait_for(spawn(init_argv.data())));
+  int alive[2];
+  if (::pipe2(alive, O_CLOEXEC) != 0) fail("cannot make a pipe");
+  const pid_t pid_1 = spawn(init_argv.data(), alive[0]);
+  ::close(alive[0]);  // alive[1] stays open, here only, until this program ends
+  exit_like(wait_for(pid_1));
 }

@@ -229,18 +229,28 @@ STUDY=$WORK/study
 mkdir -p "$STUDY"
 # One server for the run and the adjudication (the configs hold its port): the judge's request
 # is told apart by its protocol.
-script_file study "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}}],
-                    'turns': [], 'after': {'text': '''$ANSWER''', 'usage': $USAGE2}}"
+# The study runs with --workspace overlay --confine and the agents may write (--allow-writes):
+# each first writes a note, then answers once its request's history holds that write.
+case $AGENT in
+  codex) STUDY_WRITE="{'name': 'apply_patch', 'input': '*** Begin Patch\n*** Add File: study-note.txt\n+STUDY-WRITE-MARK\n*** End Patch\n'}" ;;
+  claude) STUDY_WRITE="{'name': 'Write', 'arguments': {'file_path': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
+  gemini) STUDY_WRITE="{'name': 'write_file', 'arguments': {'file_path': 'study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
+  opencode) STUDY_WRITE="{'name': 'write', 'arguments': {'filePath': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
+esac
+script_file study "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}},
+                              {'contains': 'STUDY-WRITE-MARK', 'turn': {'text': '''$ANSWER''', 'usage': $USAGE2}}],
+                    'turns': [], 'after': {'tool_calls': [$STUDY_WRITE], 'usage': $USAGE1}}"
 start_server "$WORK/study.json"
 python3 - "$EXAMPLES" "$STUDY" "$REPO" "$STRATA" "$AGENT" "$AGENTS_BIN/$AGENT" "$AGENT_MODEL" "${AGENT_ENV[@]}" -- "${AGENT_ARGS[@]}" <<'PY'
 import json, sys
 examples, study, repo, strata, agent, agent_bin, model = sys.argv[1:8]
 rest = sys.argv[8:]
-env_names = [a.split("=", 1)[0] for a in rest[:rest.index("--")] if a.split("=", 1)[0] not in ("PATH", "HOME", "TMPDIR")]
+# HOME named too: a confined agent sees (and writes) only the home its allowlist names.
+env_names = [a.split("=", 1)[0] for a in rest[:rest.index("--")] if a.split("=", 1)[0] not in ("PATH", "TMPDIR")]
 agent_args = rest[rest.index("--") + 1:]
 config = json.load(open(f"{examples}/provider-config.payload.json"))
 for provider in config["providers"]:
-    provider.update(command=strata, args=["provider", agent, "--agent-command", agent_bin, "--model", model, "--", *agent_args],
+    provider.update(command=strata, args=["provider", agent, "--agent-command", agent_bin, "--model", model, "--allow-writes", "--", *agent_args],
                     envAllowlist=env_names, providerNetwork=True)
 config["adjudicator"].update(command=strata, args=["provider", "judge", agent, "--agent-command", agent_bin, "--model", model, "--", *agent_args],
                              envAllowlist=env_names, providerNetwork=True,
@@ -263,9 +273,10 @@ for kind in task-suite run-plan provider-config repository-config; do
   "$STRATA" seal "$kind" "$STUDY/$kind.payload.json" -o "$STUDY/$kind.json" >/dev/null
 done
 (cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" run "$STUDY/run-plan.json" "$STUDY/task-suite.json" --providers "$STUDY/provider-config.json" \
-  --repositories "$STUDY/repository-config.json" --ledger "$STUDY/ledger.json" --jobs 2 >"$WORK/stdout" 2>"$WORK/stderr")
+  --repositories "$STUDY/repository-config.json" --ledger "$STUDY/ledger.json" --jobs 2 \
+  --workspace overlay --confine --confine-show "$(dirname "$AGENTS_BIN")" >"$WORK/stdout" 2>"$WORK/stderr")
 CODE=$?
-expect_code 0 "the example study with $AGENT as every provider"
+expect_code 0 "the example study with $AGENT as every provider (--workspace overlay --confine, writes allowed)"
 run verify "$STUDY/ledger.json"
 expect_code 0 "the study's ledger verifies"
 expect_true "python3 -c '
@@ -273,6 +284,13 @@ import json, sys
 obs = json.load(open(sys.argv[1]))[\"observations\"]
 sys.exit(not (len(obs) == 4 and all(o[\"execution\"][\"status\"] == \"completed\" and o[\"execution\"][\"inputTokens\"] > 0 and o[\"execution\"][\"tokenMethod\"] == \"provider\" for o in obs)))' '$STUDY/ledger.json'" \
   "every execution completed with the agent's tokens"
+expect_true "python3 -c '
+import json, sys
+obs = json.load(open(sys.argv[1]))[\"observations\"]
+sys.exit(not all(o[\"measurements\"].get(\"workspaceChangedFiles\") == 1 and o[\"measurements\"].get(\"workspaceChangedBytes\") in (16, 17) for o in obs))' '$STUDY/ledger.json'" \
+  "each agent wrote its note in its own workspace: one file changed, counted"
+expect_true "[ ! -e '$REPO/study-note.txt' ] && [ -z \"\$(ls -A '$STUDY/ledger.json.workspaces' 2>/dev/null)\" ]" \
+  "no note in the repository, no workspace left"
 expect_true "[ \"\$(tree_sum '$REPO')\" = '$BEFORE' ]" "the study left the repository byte-identical"
 (cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" adjudicate "$STUDY/ledger.json" "$STUDY/task-suite.json" --adjudicator "$STUDY/provider-config.json" \
   --output "$STUDY/adjudicated.json" --jobs 2 >"$WORK/stdout" 2>"$WORK/stderr")

@@ -25,6 +25,9 @@ const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "open
 struct ToolPolicy {
   bool subagents = false;  // sub-agents and background tasks (Claude's Task, Gemini's invoke_agent, OpenCode's task)
   bool web = false;        // web search and fetch
+  // Editing files in the working directory (issue 26): only for a run whose providers each have
+  // a workspace of their own (strata run --workspace copy|overlay); shell commands stay refused.
+  bool writes = false;
 };
 
 struct AgentRunOptions {

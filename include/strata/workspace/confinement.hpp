@@ -15,7 +15,7 @@ struct Confinement {
   std::string repository;               // where the provider sees it, and its working directory
   std::vector<std::string> hidden;      // directories replaced by an empty tmpfs (homes, Strata's)
   std::vector<std::string> named;       // directories the allowlisted environment names: bound writable
-  std::vector<std::string> named_read_only;  // PATH entries: bound read-only
+  std::vector<std::string> named_read_only;  // PATH entries and --confine-show: bound read-only
   std::string program;                  // the provider program: bound read-only where hidden
   bool network_none = false;
 };

@@ -4,6 +4,7 @@
 // `--keep-workspace-diff DIR`. Plain data.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace strata::workspace {
 
@@ -14,6 +15,7 @@ struct WorkspaceSettings {
   bool confine = false;          // run each provider under bubblewrap
   bool network_none = false;     // --confine-network none: its own empty network namespace
   std::optional<std::string> diff_directory;  // --keep-workspace-diff: one patch per execution
+  std::vector<std::string> shown;  // --confine-show: more directories a confined provider sees, read-only
 
   bool isolated() const { return mode != WorkspaceMode::none; }
 };
