@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
