@@ -46,7 +46,13 @@ exec::ProcessResult probe(const std::string& program, std::vector<std::string> a
 class Scratch {
  public:
   explicit Scratch(const std::string& ledger_path) {
-    std::string pattern = fs::absolute(ledger_path).lexically_normal().string() + ".workspace-probe-XXXXXX";
+    // Beside the ledger, or in the nearest directory above it that exists (a new ledger's own
+    // directory is made by the run, not by its pre-flight).
+    fs::path at = fs::absolute(ledger_path).lexically_normal();
+    std::error_code error;
+    while (at.has_parent_path() && at.parent_path() != at && !fs::is_directory(at.parent_path(), error))
+      at = at.parent_path();
+    std::string pattern = at.string() + ".workspace-probe-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
       throw Error("--workspace: cannot make a directory beside the ledger", pattern);
     path_ = pattern;

@@ -81,6 +81,42 @@ ws_run() {
 # The answer every provider prints: the rubric needs nothing more. $1: extra measurements.
 ANSWER='printf '"'"'{"taskOutcome":"success","evidenceQuality":"high","safetyOutcome":"safe","evidenceIds":[],"clarificationRequests":0,"reworkCount":0,"inputTokens":1,"outputTokens":1,"tokenMethod":"provider","measurements":{%s}}\n'"'"
 
+# A barrier on loopback: providers connect and wait until <group> of them are waiting together, or
+# 15 s have passed; each is then told how many were waiting. A provider that reports <group>
+# proves that many executions were in flight at once, whatever the machine's speed.
+cat >"$WORK/barrier.py" <<'PY'
+import socket, sys, time
+port, group = int(sys.argv[1]), int(sys.argv[2])
+server = socket.socket()
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", port))
+server.listen(256)
+open(sys.argv[3], "w").close()  # listening
+server.settimeout(0.1)
+waiting, since = [], None
+while True:
+    try:
+        connection, _ = server.accept()
+        waiting.append(connection)
+        since = since or time.monotonic()
+    except socket.timeout:
+        pass
+    if waiting and (len(waiting) >= group or time.monotonic() - since > 15):
+        for c in waiting:
+            c.sendall(str(len(waiting)).encode())
+            c.close()
+        waiting, since = [], None
+PY
+BARRIER_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# start_barrier <group>: (re)starts it on BARRIER_PORT.
+start_barrier() {
+  [ -n "${BARRIER:-}" ] && kill "$BARRIER" 2>/dev/null && wait "$BARRIER" 2>/dev/null
+  rm -f "$WORK/barrier.ready"
+  python3 "$WORK/barrier.py" "$BARRIER_PORT" "$1" "$WORK/barrier.ready" &
+  BARRIER=$!
+  for _ in $(seq 100); do [ -e "$WORK/barrier.ready" ] && break; sleep 0.05; done
+}
+
 # The hostile provider: six changes in its workspace (a new file, an edit, a deletion, a new
 # nested file, a write through its repository's absolute path, and one more from its write into
 # every repository's path: its own is its view), then every escape it can try.
@@ -100,9 +136,9 @@ echo x > \"\$HOME/home.$MARK\" 2>/dev/null
 echo x > $WORK/pristine/pristine.$MARK 2>/dev/null
 seen=\$(ls -d $WORK/out/*.workspaces/* 2>/dev/null | wc -l)
 ledger=\$(cat $WORK/out/*.json* $WORK/*.json 2>/dev/null | wc -c)
-(sleep 1.$MARK; echo late >> hostile-new.txt; for r in $WORK/repos/*; do echo late > \"\$r/late.$MARK\"; done) &
-sleep 1.0$MARK
-$(printf "$ANSWER" '"workspacesSeen":%s,"strataBytesSeen":%s') \$seen \$ledger"
+(while kill -0 \$\$ 2>/dev/null; do sleep 0.05; done; sleep 0.2$MARK; echo late >> hostile-new.txt; for r in $WORK/repos/*; do echo late > \"\$r/late.$MARK\"; done) &
+together=\$(python3 -c 'import socket; print(socket.create_connection((\"127.0.0.1\", $BARRIER_PORT)).recv(16).decode() or 0)' 2>/dev/null || echo 0)
+$(printf "$ANSWER" '"workspacesSeen":%s,"strataBytesSeen":%s,"together":%s') \$seen \$ledger \$together"
 
 # expect_clean_after <name> <ledger>: the repositories are byte for byte what they were, even
 # after the providers' background children would have written; nothing named *.$MARK* anywhere
@@ -146,18 +182,14 @@ PY
 # --- overlay, confined, 32 in flight: 128 hostile executions -----------------------------------
 make_plan big 128
 LEDGER=$WORK/out/big.json
-( peak=0; while :; do n=$(pgrep -fc "sleep 1.0$MARK"); [ "$n" -gt "$peak" ] && peak=$n && echo "$peak" >"$WORK/peak"; sleep 0.05; done ) &
-SAMPLER=$!
+start_barrier 32
 ws_run big hostile "$LEDGER" --jobs 32 --workspace overlay --confine --keep-workspace-diff "$WORK/diffs"
-kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null
 expect_code 0 "overlay --confine: run exits 0"
 expect_true "python3 -c 'import json; s = json.load(open(\"$WORK/stdout\"))[\"summary\"]; assert (s[\"executed\"], s[\"status\"]) == (128, \"completed\"), s'" \
   "overlay --confine: 128 executed"
-CHECK_ARGS=("$LEDGER" 128 6 '{"workspacesSeen": 0, "strataBytesSeen": 0}')
-expect_true 'check_observations "${CHECK_ARGS[@]}"' "overlay --confine: observations count their 6 changed files and bytes, saw no workspace and no Strata file"
-PEAK=$(cat "$WORK/peak" 2>/dev/null || echo 0)
-echo "overlay --confine: at most $PEAK providers seen running at once (--jobs 32)"
-expect_true "[ $PEAK -ge 16 ]" "overlay --confine: providers ran side by side ($PEAK at once)"
+CHECK_ARGS=("$LEDGER" 128 6 '{"workspacesSeen": 0, "strataBytesSeen": 0, "together": 32}')
+expect_true 'check_observations "${CHECK_ARGS[@]}"' \
+  "overlay --confine: 32 in flight at once; each counts its 6 changed files and bytes, saw no workspace and no Strata file"
 expect_clean_after "overlay --confine" "$LEDGER"
 expect_true "! grep -q '$WORK/out/big.json.workspaces\|upper' '$LEDGER'" "no workspace path in the ledger"
 expect_true "[ \$(ls '$WORK/diffs' | wc -l) = 128 ]" "--keep-workspace-diff: one patch per execution"
@@ -180,9 +212,10 @@ assert t[\"trees\"][\"consumer-02\"].startswith(\"files-sha256:\"), t
 
 # --- copy, confined ----------------------------------------------------------------------------
 make_plan small 16
+start_barrier 8
 ws_run small hostile "$WORK/out/copy.json" --jobs 8 --workspace copy --confine
 expect_code 0 "copy --confine: run exits 0"
-CHECK_ARGS=("$WORK/out/copy.json" 16 6 '{"workspacesSeen": 0, "strataBytesSeen": 0}')
+CHECK_ARGS=("$WORK/out/copy.json" 16 6 '{"workspacesSeen": 0, "strataBytesSeen": 0, "together": 8}')
 expect_true 'check_observations "${CHECK_ARGS[@]}"' "copy --confine: observations count their 6 changes, saw nothing of Strata"
 expect_clean_after "copy --confine" "$WORK/out/copy.json"
 
@@ -214,19 +247,24 @@ echo changed >> README.md
 rm -f src/delete-me.txt
 mkdir -p made/dir && echo deep > made/dir/file.txt
 echo x > \"\$(pwd)/abs.$MARK\"
-(sleep 1.$MARK; echo late > late.$MARK) &
+(while kill -0 \$\$ 2>/dev/null; do sleep 0.05; done; sleep 0.2$MARK; echo late > late.$MARK) &
 $(printf "$ANSWER" '')"
 ws_run small gentle "$WORK/out/overlay.json" --jobs 8 --workspace overlay
 expect_code 0 "overlay: run exits 0"
 CHECK_ARGS=("$WORK/out/overlay.json" 16 5 '{}')
 expect_true 'check_observations "${CHECK_ARGS[@]}"' "overlay: 5 changes counted per observation"
 expect_clean_after "overlay" "$WORK/out/overlay.json"
+# A ledger in a directory that does not exist yet: the run makes it, its pre-flight probes above it.
+ws_run small gentle "$WORK/out/new/dir/overlay.json" --jobs 8 --workspace overlay
+expect_code 0 "a ledger in a new directory: run exits 0"
+expect_true "[ -z \"\$(ls -A '$WORK/out/new/dir/overlay.json.workspaces' 2>/dev/null)\" ] && ! ls -d '$WORK/out/'*probe* >/dev/null 2>&1" \
+  "a ledger in a new directory: nothing left beside it or above it"
 ws_run small gentle "$WORK/out/copy-open.json" --jobs 8 --workspace copy
 expect_code 0 "copy: run exits 0"
 CHECK_ARGS=("$WORK/out/copy-open.json" 16 5 '{}')
 expect_true 'check_observations "${CHECK_ARGS[@]}"' "copy: 5 changes counted per observation"
 sleep 1.5  # copy without --confine does not stop a background child: it writes into a removed tree
-pkill -f "sleep 1.$MARK" 2>/dev/null
+pkill -f "sleep 0.2$MARK" 2>/dev/null
 expect_clean_after "copy" "$WORK/out/copy-open.json"
 
 # --- --confine-network none: no network, not even loopback -------------------------------------------
@@ -248,7 +286,7 @@ expect_true 'check_observations "${CHECK_ARGS[@]}"' "--confine: loopback reachab
 ws_run net network "$WORK/out/net-none.json" --workspace overlay --confine --confine-network none
 CHECK_ARGS=("$WORK/out/net-none.json" 4 0 '{"reached": 0}')
 expect_true 'check_observations "${CHECK_ARGS[@]}"' "--confine-network none: nothing reachable"
-kill "$LISTENER" 2>/dev/null
+kill "$LISTENER" "$BARRIER" 2>/dev/null
 
 # --- a workspace that cannot be made fails its execution, with its own error code ---------------------
 touch "$WORK/out/blocked.json.workspaces"  # a file where the workspaces' directory must go
