@@ -71,7 +71,9 @@ crash_loop() {
     code=$?
     if [ "$code" = 137 ]; then
       killed=$((killed + 1))
-      sleep 0.2  # the kernel delivers the parent-death signals
+      # The parent-death signals are delivered at once; a survivor (the race the launcher and PID 1
+      # close) would run its provider's remaining 0-250 ms, so the look comes soon after.
+      sleep 0.3
       left=$(leftovers)
       expect_true "[ -z '$left' ]" "$name round $round: no provider outlives the killed strata (left: $left)"
       [ -n "$left" ] && kill -KILL $left 2>/dev/null
