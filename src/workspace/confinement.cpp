@@ -43,7 +43,9 @@ std::vector<std::string> bwrap_arguments(const Confinement& c, const std::vector
       add(argv, {"--ro-bind", directory, directory});
   for (const auto& directory : c.named)
     if (directory != "/" && fs::is_directory(directory, ignored)) add(argv, {"--bind", directory, directory});
-  if (!c.program.empty() && inside_any(c.program, c.hidden)) add(argv, {"--ro-bind", c.program, c.program});
+  // /tmp is the provider's own tmpfs, so a program there is hidden like one in a hidden directory.
+  if (!c.program.empty() && (inside_any(c.program, c.hidden) || within(c.program, "/tmp")))
+    add(argv, {"--ro-bind", c.program, c.program});
   const std::string& source = c.workspace.empty() ? c.repository : c.workspace;
   add(argv, {"--bind", source, c.repository});
   // A hidden directory inside the repository (a ledger kept in it) stays hidden in the view too.

@@ -267,6 +267,18 @@ sleep 1.5  # copy without --confine does not stop a background child: it writes 
 pkill -f "sleep 0.2$MARK" 2>/dev/null
 expect_clean_after "copy" "$WORK/out/copy-open.json"
 
+# A confined provider whose program is under /tmp but in no hidden directory: /tmp is the
+# provider's own tmpfs, so the program is bound back (it once was not: "bwrap: execvp ...").
+ELSEWHERE=$(mktemp -d /tmp/strata-ws-program.XXXXXX)
+cp "$WORK/bin/gentle.sh" "$ELSEWHERE/gentle.sh"
+python3 -c 'import sys; from study_payloads import provider_entries, write_provider_config
+write_provider_config(provider_entries(sys.argv[1]), sys.argv[2])' "$ELSEWHERE/gentle.sh" "$WORK/elsewhere.providers.payload.json"
+"$STRATA" seal provider-config "$WORK/elsewhere.providers.payload.json" -o "$WORK/elsewhere.providers.json" >/dev/null
+ws_run small elsewhere "$WORK/out/elsewhere.json" --jobs 8 --workspace overlay --confine
+CHECK_ARGS=("$WORK/out/elsewhere.json" 16 5 '{}')
+expect_true 'check_observations "${CHECK_ARGS[@]}"' "--confine: a provider program under /tmp runs"
+rm -rf "$ELSEWHERE"
+
 # --- --confine-network none: no network, not even loopback -------------------------------------------
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
