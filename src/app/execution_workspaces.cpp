@@ -1,4 +1,5 @@
 #include "strata/app/execution_workspaces.hpp"
+#include "strata/app/workspace_preflight.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,11 +48,13 @@ std::string workspaces_root_for(const std::string& ledger_path) {
 
 ExecutionWorkspaces::ExecutionWorkspaces(workspace::WorkspaceSettings settings, WorkspaceTools tools,
                                          const std::string& ledger_path)
-    : settings_(std::move(settings)), tools_(std::move(tools)), root_(workspaces_root_for(ledger_path)) {
+    : settings_(std::move(settings)), tools_(std::move(tools)), ledger_path_(ledger_path),
+      root_(workspaces_root_for(ledger_path)) {
   tools_.hidden.push_back(root_);
 }
 
 void ExecutionWorkspaces::sweep_stale() const {
+  sweep_stale_probes(ledger_path_);
   std::error_code error;
   if (!fs::is_directory(root_, error)) return;
   for (fs::directory_iterator it(root_, error), end; !error && it != end; it.increment(error)) {

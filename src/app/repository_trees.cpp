@@ -54,7 +54,12 @@ model::Json workspace_inputs(const RunPreflight& preflight, const workspace::Wor
     if (!e.assisted_unavailable && e.provider != nullptr && !e.provider->contains("endpoint"))
       roots.emplace(model::str(e.recorded["repositoryId"]), e.repository_root);
   model::Json trees = model::Json::object();
-  for (const auto& [id, root] : roots) trees[id] = repository_tree(root, path ? path : "");
+  std::map<std::string, std::string> by_root;  // repositories sharing a root are read once
+  for (const auto& [id, root] : roots) {
+    auto known = by_root.find(root);
+    if (known == by_root.end()) known = by_root.emplace(root, repository_tree(root, path ? path : "")).first;
+    trees[id] = known->second;
+  }
   return {{"mode", workspace::mode_name(settings.mode)},
           {"confine", settings.confine},
           {"network", settings.network_none ? "none" : "default"},

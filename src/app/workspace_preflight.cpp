@@ -1,6 +1,9 @@
 #include "strata/app/workspace_preflight.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +45,9 @@ exec::ProcessResult probe(const std::string& program, std::vector<std::string> a
   return exec::run_process_to_end(std::move(spec));
 }
 
+// "<ledger>.workspace-probe-<pid>-XXXXXX": the PID tells a live probe from one a kill left.
+constexpr const char* kProbeInfix = ".workspace-probe-";
+
 // A scratch directory beside the ledger (where the workspaces will be), removed by its destructor.
 class Scratch {
  public:
@@ -52,7 +58,7 @@ class Scratch {
     std::error_code error;
     while (at.has_parent_path() && at.parent_path() != at && !fs::is_directory(at.parent_path(), error))
       at = at.parent_path();
-    std::string pattern = at.string() + ".workspace-probe-XXXXXX";
+    std::string pattern = at.string() + kProbeInfix + std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
       throw Error("--workspace: cannot make a directory beside the ledger", pattern);
     path_ = pattern;
@@ -99,6 +105,20 @@ void check_bubblewrap(const std::string& bwrap, const std::string& true_program,
 }
 
 }  // namespace
+
+void sweep_stale_probes(const std::string& ledger_path) {
+  const fs::path ledger = fs::absolute(ledger_path).lexically_normal();
+  const std::string prefix = ledger.filename().string() + kProbeInfix;
+  std::error_code error;
+  for (fs::directory_iterator it(ledger.parent_path(), error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::atol(name.c_str() + prefix.size());
+    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) continue;  // its run is alive
+    if (workspace::remove_tree(it->path().string()))
+      std::fprintf(stderr, "strata: removed a pre-flight probe an interrupted run left: %s\n", it->path().c_str());
+  }
+}
 
 WorkspaceTools check_workspace_preflight(const workspace::WorkspaceSettings& settings, const WorkspacePlaces& places) {
   if (settings.network_none && !settings.confine) throw Error("--confine-network none needs --confine");

@@ -55,7 +55,7 @@ plan = unsealed(f"{fix}/run-plan-v1.json")
 plan.update(runId=f"ws-{name}", taskSuiteHash=suite["contentHash"], taskIds=[t["id"] for t in suite["tasks"]])
 plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": int(size),
                     "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
-plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 20000, "maxOutputBytes": 256000, "maxAttempts": 1}
+plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 120000, "maxOutputBytes": 256000, "maxAttempts": 1}
 json.dump(plan, open(f"{work}/{name}.plan.payload.json", "w"))
 PY
   "$STRATA" seal run-plan "$WORK/$1.plan.payload.json" -o "$WORK/$1.plan.json" >/dev/null
@@ -82,7 +82,7 @@ ws_run() {
 ANSWER='printf '"'"'{"taskOutcome":"success","evidenceQuality":"high","safetyOutcome":"safe","evidenceIds":[],"clarificationRequests":0,"reworkCount":0,"inputTokens":1,"outputTokens":1,"tokenMethod":"provider","measurements":{%s}}\n'"'"
 
 # A barrier on loopback: providers connect and wait until <group> of them are waiting together, or
-# 15 s have passed; each is then told how many were waiting. A provider that reports <group>
+# 60 s have passed; each is then told how many were waiting. A provider that reports <group>
 # proves that many executions were in flight at once, whatever the machine's speed.
 cat >"$WORK/barrier.py" <<'PY'
 import socket, sys, time
@@ -101,7 +101,7 @@ while True:
         since = since or time.monotonic()
     except socket.timeout:
         pass
-    if waiting and (len(waiting) >= group or time.monotonic() - since > 15):
+    if waiting and (len(waiting) >= group or time.monotonic() - since > 60):
         for c in waiting:
             c.sendall(str(len(waiting)).encode())
             c.close()
@@ -316,7 +316,9 @@ mkdir -p "$WORK/small-disk"
 if mount -t tmpfs -o size=256k tmpfs "$WORK/small-disk" 2>/dev/null; then
   for r in "$WORK"/repos/* "$WORK"/pristine/*; do head -c 1048576 /dev/zero >"$r/big.bin"; done
   make_plan full 16
-  ws_run full gentle "$WORK/small-disk/full.json" --jobs 4 --workspace copy
+  # One at a time: a half-made copy fills the disk until it is removed, and the journal beside it
+  # must still have room (several at once made the journal's own write fail now and then).
+  ws_run full gentle "$WORK/small-disk/full.json" --jobs 1 --workspace copy
   expect_code 0 "full disk: the run completes"
   expect_true "python3 -c '
 import json; os_ = json.load(open(\"$WORK/small-disk/full.json\"))[\"observations\"]
@@ -333,7 +335,14 @@ fi
 # --- what an interrupted run left is swept at the next start -------------------------------------
 mkdir -p "$WORK/out/swept.json.workspaces/0123-1/upper/deep" "$WORK/out/swept.json.workspaces/4567-1/work/work"
 chmod 000 "$WORK/out/swept.json.workspaces/4567-1/work/work"
+true & wait $!
+DEAD=$!  # a PID no process has now: the pre-flight that made this probe was killed
+mkdir -p "$WORK/out/swept.json.workspace-probe-$DEAD-AbCdEf/lower" "$WORK/out/swept.json.workspace-probe-$$-LiVe00"
 ws_run small gentle "$WORK/out/swept.json" --jobs 8 --workspace overlay
+expect_err_has "removed a pre-flight probe an interrupted run left: $WORK/out/swept.json.workspace-probe-$DEAD-AbCdEf" \
+  "sweep: a killed pre-flight's probe removed and named"
+expect_true "[ -d '$WORK/out/swept.json.workspace-probe-$$-LiVe00' ]" "sweep: a live pre-flight's probe left alone"
+rm -rf "$WORK/out/swept.json.workspace-probe-$$-LiVe00"
 expect_code 0 "sweep: run exits 0"
 expect_err_has "removed a workspace an interrupted run left: $WORK/out/swept.json.workspaces/0123-1" "sweep: named on stderr"
 expect_err_has "removed a workspace an interrupted run left: $WORK/out/swept.json.workspaces/4567-1" "sweep: a locked one too"

@@ -34,7 +34,8 @@ class ExecutionWorkspaces {
 
   const workspace::WorkspaceSettings& settings() const { return settings_; }
 
-  // Removes whatever an interrupted run left in <ledger>.workspaces/, naming each on stderr.
+  // Removes whatever an interrupted run left in <ledger>.workspaces/ (and its pre-flight probes
+  // beside the ledger), naming each on stderr.
   void sweep_stale() const;
 
   // Makes the workspace of one attempt. Throws strata::Error (ENOSPC, permissions) after
@@ -57,6 +58,7 @@ class ExecutionWorkspaces {
  private:
   workspace::WorkspaceSettings settings_;
   WorkspaceTools tools_;
+  std::string ledger_path_;
   std::string root_;  // <ledger>.workspaces
 };
 

@@ -18,6 +18,10 @@ struct WorkspacePlaces {
   std::string path_variable;                // finds bwrap and true
 };
 
+// Removes the probe directories beside the ledger that a killed pre-flight left (their PID is
+// gone), naming each on stderr. The run calls it with its sweep of stale workspaces.
+void sweep_stale_probes(const std::string& ledger_path);
+
 WorkspaceTools check_workspace_preflight(const workspace::WorkspaceSettings& settings, const WorkspacePlaces& places);
 
 }  // namespace strata::app
