@@ -6,7 +6,7 @@
 // --overlay mounts LOWER+UPPER over LOWER itself; --view is the provider's working directory.
 // Why a program of its own and not code in strata: the namespaces must be made between fork and
 // exec, and strata starts every child with posix_spawn (no code runs there). This one is small,
-// single-threaded and links nothing but libc, so it starts in well under a millisecond.
+// single-threaded and statically linked (two execs per attempt: itself and its PID 1).
 //
 // What it guarantees:
 // - the overlay exists only in the provider's mount namespace: when its last process ends the
