@@ -19,7 +19,7 @@
 #
 # Per-execution and per-run costs are told apart. With a workspace, every run first pins each
 # repository's tree in <ledger>.inputs: not a git checkout here, so it reads and hashes every file
-# (seconds for 1 GiB, once per repository id), a per-run cost that wall/N would spread over the
+# (seconds for 1 GiB, once per distinct root), a per-run cost that wall/N would spread over the
 # executions. At --jobs 1 the executions run one after another, so the time between two
 # consecutive observations' observedAt (set as each execution ends) is what one execution costs in
 # a steady run: making its workspace, launching, the provider, reading its changes, recording it
@@ -181,7 +181,7 @@ if mode != "none":
     if any(c != 0 for c in changed):
         sys.exit(f"bench: {name}: workspaceChangedFiles not all 0: {sorted(set(map(str, changed)))}")
 runs = json.load(open(ledger + ".inputs"))["runs"]
-trees = len(next(iter(runs.values())).get("workspace", {}).get("trees", {}))
+trees = len(set(next(iter(runs.values())).get("workspace", {}).get("trees", {}).values()))  # distinct trees: each read once
 ends = sorted(datetime.fromisoformat(o["observedAt"].replace("Z", "+00:00")) for o in observations)
 gaps = [(b - a).total_seconds() * 1000 for a, b in zip(ends, ends[1:])]
 print(len(observations), trees, statistics.median(o["execution"]["durationMs"] for o in observations),
@@ -279,13 +279,13 @@ echo
 echo "Repositories: small = 20 files, $(du -sb "$T/repos/small" | cut -f1) bytes; large = $large_files files in $((large_files / 100)) directories, $large_bytes bytes of content ($large_size on disk), generated in $(calc %.1f "$gen_ns / 1e9") s (python3, slices of one 16 MiB os.urandom buffer) + $(calc %.1f "$sync_ns / 1e9") s sync."
 echo "Each run: \`strata run --jobs 1\`, the example study (strata-example-provider), pairwise sampleSize $executions over $repos repository ids rooted in the repository under test, a fresh ledger in the same temporary directory. Medians of $rounds rounds, the modes in alternating order."
 echo
-echo "| Repository | Mode | Executions | Wall per run (s) | ms per execution (wall/N) | Cycle ms per execution (median gap) | Added ms per execution vs none | Fixed s per run (wall − N × cycle) | Trees pinned per run | Provider process median ms (durationMs) | Peak RSS (MiB) | All rounds: wall s / cycle ms |"
+echo "| Repository | Mode | Executions | Wall per run (s) | ms per execution (wall/N) | Cycle ms per execution (median gap) | Added ms per execution vs none | Fixed s per run (wall − N × cycle) | Trees read per run | Provider process median ms (durationMs) | Peak RSS (MiB) | All rounds: wall s / cycle ms |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "\* copy on the large repository: only \`--shard 0/$copy_shards\` of the plan ($(field large-copy 2) executions, so $(( $(field large-copy 2) - 1 )) gaps), $copy_rounds round(s) (LARGE_COPY_EXECUTIONS, LARGE_COPY_ROUNDS): each execution copies the whole tree."
 echo
-echo "Cycle = median time between consecutive observations' observedAt (--jobs 1: one execution after another). Fixed = wall − N × cycle: start-up, pre-flight probes, the first execution's share, and with a workspace each repository id's tree pin (a SHA-256 of every file, the repository not being a git checkout)."
+echo "Cycle = median time between consecutive observations' observedAt (--jobs 1: one execution after another). Fixed = wall − N × cycle: start-up, pre-flight probes, the first execution's share, and with a workspace each distinct tree's pin (a SHA-256 of every file, the repository not being a git checkout)."
 echo "Provider process = the ledger's execution.durationMs: the launched process from start to exit, so with a workspace the launcher (namespaces, overlay mount) and bwrap are in it; the rest of the cycle is strata's own (workspace made, changes read, observation recorded). Peak RSS: /usr/bin/time -f %M of \`strata run\` (the largest of strata and the children it waited for)."
 echo
 echo "Target (issue 26): overlay adds at most 10 ms per execution whatever the size. Overlay added: small $(added small overlay) ms, large $(added large overlay) ms; with --confine: small $(added small overlay+confine) ms, large $(added large overlay+confine) ms."
