@@ -36,16 +36,16 @@ std::vector<std::string> bwrap_arguments(const Confinement& c, const std::vector
   std::error_code ignored;
   for (const auto& directory : c.hidden)
     if (directory != "/" && directory != "/tmp" && fs::is_directory(directory, ignored)) add(argv, {"--tmpfs", directory});
+  // Everything under a tmpfs: the hidden directories and /tmp, the provider's own.
+  std::vector<std::string> masked = c.hidden;
+  masked.push_back("/tmp");
   // What the environment names comes back where a mask hid it; elsewhere the read-only root shows
   // it already (a named directory stays read-only unless it is one the provider writes to).
   for (const auto& directory : c.named_read_only)
-    if ((inside_any(directory, c.hidden) || within(directory, "/tmp")) && fs::is_directory(directory, ignored))
-      add(argv, {"--ro-bind", directory, directory});
+    if (inside_any(directory, masked) && fs::is_directory(directory, ignored)) add(argv, {"--ro-bind", directory, directory});
   for (const auto& directory : c.named)
     if (directory != "/" && fs::is_directory(directory, ignored)) add(argv, {"--bind", directory, directory});
-  // /tmp is the provider's own tmpfs, so a program there is hidden like one in a hidden directory.
-  if (!c.program.empty() && (inside_any(c.program, c.hidden) || within(c.program, "/tmp")))
-    add(argv, {"--ro-bind", c.program, c.program});
+  if (!c.program.empty() && inside_any(c.program, masked)) add(argv, {"--ro-bind", c.program, c.program});
   const std::string& source = c.workspace.empty() ? c.repository : c.workspace;
   add(argv, {"--bind", source, c.repository});
   // A hidden directory inside the repository (a ledger kept in it) stays hidden in the view too.

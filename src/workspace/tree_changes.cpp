@@ -15,6 +15,7 @@
 
 #include "strata/error.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/workspace/tree_entries.hpp"
 
 namespace strata::workspace {
 namespace {
@@ -28,14 +29,10 @@ std::optional<struct stat> entry(const std::string& path) {
   return info;
 }
 
-// The names in `directory`, sorted (byte order), or none when it cannot be listed.
+// The names in `directory`, sorted, or none when it cannot be listed.
 std::vector<std::string> names_in(const std::string& directory) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
-    names.push_back(it->path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
+  std::error_code ignored;
+  return sorted_names(directory, ignored);
 }
 
 std::string joined(const std::string& relative, const std::string& name) {
@@ -61,17 +58,10 @@ bool same_bytes(const std::string& a, const std::string& b) {
   }
 }
 
-std::string link_target(const std::string& path) {
-  std::string target(4096, '\0');
-  const ssize_t length = ::readlink(path.c_str(), target.data(), target.size());
-  target.resize(length < 0 ? 0 : static_cast<std::size_t>(length));
-  return target;
-}
-
 // Same type and content (a file's bytes, a link's target).
 bool same_content(const std::string& a, const struct stat& ia, const std::string& b, const struct stat& ib) {
   if ((ia.st_mode & S_IFMT) != (ib.st_mode & S_IFMT)) return false;
-  if (S_ISLNK(ia.st_mode)) return link_target(a) == link_target(b);
+  if (S_ISLNK(ia.st_mode)) return link_target(a).value_or("") == link_target(b).value_or("");
   if (S_ISREG(ia.st_mode)) return ia.st_size == ib.st_size && same_bytes(a, b);
   return true;
 }

@@ -12,6 +12,7 @@
 
 #include "strata/error.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/workspace/tree_entries.hpp"
 
 namespace strata::workspace {
 namespace {
@@ -86,11 +87,9 @@ void copy_entry(const std::string& from, const std::string& to) {
   } else if (S_ISREG(info.st_mode)) {
     copy_file(from, to, info);
   } else if (S_ISLNK(info.st_mode)) {
-    std::string target(static_cast<std::size_t>(info.st_size) + 1, '\0');
-    const ssize_t length = ::readlink(from.c_str(), target.data(), target.size());
-    if (length < 0) fail("cannot read the link", from);
-    target.resize(static_cast<std::size_t>(length));
-    if (::symlink(target.c_str(), to.c_str()) != 0) fail("cannot create the link", to);
+    const std::optional<std::string> target = link_target(from);
+    if (!target) fail("cannot read the link", from);
+    if (::symlink(target->c_str(), to.c_str()) != 0) fail("cannot create the link", to);
   }
   // Sockets, FIFOs and devices are not part of a source tree: skipped.
 }

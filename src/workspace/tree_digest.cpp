@@ -4,29 +4,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <filesystem>
 
 #include "strata/error.hpp"
 #include "strata/model/content_hash.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/workspace/tree_entries.hpp"
 
 namespace strata::workspace {
 namespace {
 
-namespace fs = std::filesystem;
-
 // One record per entry, NUL-separated so no name can imitate another's record:
 // "<type>\0<path>\0<content sha256 or link target>\0" (type f, x (executable), l, d).
 void digest_directory(const std::string& root, const std::string& relative, model::Sha256& all) {
-  std::vector<std::string> names;
   std::error_code error;
   const std::string directory = relative.empty() ? root : root + "/" + relative;
-  for (fs::directory_iterator it(directory, error), end; !error && it != end; it.increment(error))
-    names.push_back(it->path().filename().string());
+  const std::vector<std::string> names = sorted_names(directory, error);
   if (error) throw Error("cannot read the repository tree: " + error.message(), directory);
-  std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     if (relative.empty() && name == ".git") continue;
     const std::string rel = relative.empty() ? name : relative + "/" + name;
@@ -37,9 +31,7 @@ void digest_directory(const std::string& root, const std::string& relative, mode
       all.update(std::string("d\0", 2) + rel + std::string("\0\0", 2));
       digest_directory(root, rel, all);
     } else if (S_ISLNK(info.st_mode)) {
-      std::string target(4096, '\0');
-      const ssize_t length = ::readlink(path.c_str(), target.data(), target.size());
-      target.resize(length < 0 ? 0 : static_cast<std::size_t>(length));
+      const std::string target = link_target(path).value_or("");
       all.update(std::string("l\0", 2) + rel + std::string(1, '\0') + target + std::string(1, '\0'));
     } else if (S_ISREG(info.st_mode)) {
       const store::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));

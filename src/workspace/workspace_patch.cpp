@@ -10,6 +10,7 @@
 #include "strata/error.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/workspace/tree_entries.hpp"
 
 namespace strata::workspace {
 namespace {
@@ -31,9 +32,7 @@ Side read_side(const std::string& path) {
   if (S_ISLNK(info.st_mode)) {
     side.link = true;
     side.mode = 0120000;
-    side.bytes.resize(4096);
-    const ssize_t length = ::readlink(path.c_str(), side.bytes.data(), side.bytes.size());
-    side.bytes.resize(length < 0 ? 0 : static_cast<std::size_t>(length));
+    side.bytes = link_target(path).value_or("");
     return side;
   }
   side.mode = (info.st_mode & 0111) != 0 ? 0100755 : 0100644;
