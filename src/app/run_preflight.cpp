@@ -26,17 +26,6 @@ std::vector<std::string> sorted_ids(const Json& array, const char* key = nullptr
   return ids;
 }
 
-void check_plan_matches_suite(const Json& plan, const Json& suite) {
-  if (plan["taskSuiteHash"] != suite["contentHash"])
-    throw Error("Run plan taskSuiteHash does not match the supplied task suite.");
-  if (sorted_ids(plan["models"], "id") != sorted_ids(suite["modelIds"]))
-    throw Error("Run plan model ids do not match the task suite.");
-  if (sorted_ids(plan["scenarios"], "id") != sorted_ids(suite["scenarioIds"]))
-    throw Error("Run plan scenario ids do not match the task suite.");
-  if (sorted_ids(plan["taskIds"]) != sorted_ids(suite["tasks"], "id"))
-    throw Error("Run plan task ids do not match the task suite.");
-}
-
 // Repository id -> absolute root, after checking coverage and that each root exists.
 std::map<std::string, std::string> repository_roots(const Json& repositories, const Json& suite) {
   namespace fs = std::filesystem;
@@ -83,6 +72,17 @@ PlannedExecution plan_execution(const Json& cell, const StudyInputs& inputs, con
 }
 
 }  // namespace
+
+void check_plan_matches_suite(const Json& plan, const Json& suite) {
+  if (plan["taskSuiteHash"] != suite["contentHash"])
+    throw Error("Run plan taskSuiteHash does not match the supplied task suite.");
+  if (sorted_ids(plan["models"], "id") != sorted_ids(suite["modelIds"]))
+    throw Error("Run plan model ids do not match the task suite.");
+  if (sorted_ids(plan["scenarios"], "id") != sorted_ids(suite["scenarioIds"]))
+    throw Error("Run plan scenario ids do not match the task suite.");
+  if (sorted_ids(plan["taskIds"]) != sorted_ids(suite["tasks"], "id"))
+    throw Error("Run plan task ids do not match the task suite.");
+}
 
 RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_variable) {
   // Re-validate the inputs the CLI parsed (a library caller may pass unchecked values).

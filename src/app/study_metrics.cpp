@@ -7,7 +7,9 @@
 #include "strata/model/arm_metrics.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/model/metric_comparison.hpp"
+#include "strata/model/cluster_robust.hpp"
 #include "strata/model/paired_comparison.hpp"
+#include "strata/model/study_findings.hpp"
 
 namespace strata::app {
 namespace {
@@ -73,12 +75,18 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
   if (by_run && (baseline.observations() == 0 || current.observations() == 0))
     throw Error("The compared runs are not among the runs chosen with --run-id.");
 
+  Json paired_json = paired.to_json(request.cluster_by);
+  Json multiplicity = model::adjust_paired_tests(paired_json, request.multiplicity);
+  Json findings = model::study_findings(paired_json);
   Json report = {{"ledger", request.ledger_path},
                  {"observations", static_cast<double>(all.observations())},
                  {"runIds", names(run_ids)},
                  {"rounds", names(rounds)},
+                 {"findings", std::move(findings)},
                  {"arms", all.to_json()},
-                 {"paired", paired.to_json()}};
+                 {"paired", std::move(paired_json)},
+                 {"clustering", {{"by", model::cluster_name(request.cluster_by)}, {"minimumClusters", static_cast<double>(model::kMinClusters)}}},
+                 {"multiplicity", std::move(multiplicity)}};
   if (by_round || by_run) {
     Json comparison = model::compare_metrics(baseline, current, targets);
     comparison["baseline"] = by_round ? Json{{"round", *request.baseline_round}} : Json{{"runId", *request.baseline_run_id}};

@@ -18,6 +18,7 @@ namespace strata::cli {
 using Action = std::function<int()>;
 
 void add_show_commands(CLI::App& app, Action& action);
+void add_plan_command(CLI::App& app, Action& action);
 void add_ledger_merge_command(CLI::App& ledger, Action& action);  // ledger_merge_command.cpp, under `ledger`
 void add_seal_command(CLI::App& app, Action& action);
 void add_verify_command(CLI::App& app, Action& action);

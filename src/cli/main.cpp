@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
 
   strata::cli::Action action;
   strata::cli::add_show_commands(app, action);
+  strata::cli::add_plan_command(app, action);
   strata::cli::add_run_command(app, action);
   strata::cli::add_adjudicate_command(app, action);
   strata::cli::add_export_command(app, action);

@@ -69,9 +69,14 @@ std::vector<std::string> paired_lines(const Json& paired) {
     if (success.is_null()) {
       lines.push_back("  success: no decided pairs");
     } else {
+      const Json& clustered = success["clustered"];
       lines.push_back("  success " + shown(success["baselineRate"]) + " -> " + shown(success["currentRate"]) + ", difference " +
                       with_interval(success["difference"], success["interval"]) + ", McNemar p " +
-                      (success["mcnemarP"].is_null() ? std::string("- (no discordant pairs)") : shown(success["mcnemarP"])));
+                      (success["mcnemarP"].is_null() ? std::string("- (no discordant pairs)")
+                                                     : shown(success["mcnemarP"]) + " (adjusted " + shown(success["adjustedP"]) + ")") +
+                      ", clustered by " + str(clustered["by"]) + " " +
+                      (clustered["interval"].is_null() ? "- (" + str(clustered["note"]) + ")"
+                                                       : "[" + shown(clustered["interval"][0]) + ", " + shown(clustered["interval"][1]) + "]"));
     }
     for (const char* measure : {"totalTokens", "costUsd", "durationMs"}) {
       const Json& values = pair[measure];
@@ -79,7 +84,8 @@ std::vector<std::string> paired_lines(const Json& paired) {
       lines.push_back(std::string("  ") + measure + " median " + shown(values["baselineMedian"]) + " -> " +
                       shown(values["currentMedian"]) + ", paired difference " +
                       with_interval(values["medianDifference"], values["interval"]) + ", Wilcoxon p " +
-                      (values["wilcoxon"].is_null() ? "- (" + str(values["note"]) + ")" : shown(values["wilcoxon"]["p"])));
+                      (values["wilcoxon"].is_null() ? "- (" + str(values["note"]) + ")"
+                                                    : shown(values["wilcoxon"]["p"]) + " (adjusted " + shown(values["adjustedP"]) + ")"));
     }
   }
   return lines;
@@ -90,6 +96,9 @@ std::vector<std::string> report_lines(const Json& report) {
   std::string runs;
   for (const auto& id : report["runIds"]) runs += (runs.empty() ? "" : ", ") + str(id);
   lines.push_back("Runs: " + runs);
+  lines.push_back("Findings (" + str(report["multiplicity"]["method"]) + "-adjusted over " +
+                  number_text(report["multiplicity"]["tests"]) + " tests):");
+  for (const auto& finding : report["findings"]) lines.push_back("  " + str(finding["sentence"]));
   for (auto& line : arm_lines(report["arms"])) lines.push_back(std::move(line));
   for (auto& line : paired_lines(report["paired"])) lines.push_back(std::move(line));
   if (!report.contains("comparison")) return lines;
@@ -141,6 +150,9 @@ void add_metrics_command(CLI::App& app, Action& action) {
       "are counted apart. Tokens, cost and duration: total, median and p90 per execution (cost only when priced).\n"
       "A comparison evaluates the protocol's stopping targets (without --protocol: the success rate must not fall)\n"
       "per arm as met, missed, regressed or not-measured (docs/METRICS.md).\n"
+      "Paired comparisons of each model's scenarios come with intervals clustered by repository (--cluster), p-values\n"
+      "adjusted over every test of the report (--multiplicity), and findings: one plain sentence per model, comparison\n"
+      "and measure (success, tokens, cost), saying how much changed, or what difference the sample could have detected.\n"
       "Exit 0; 1 when a target regressed (unless --allow-regressions); 2 on invalid input.");
   sub->callback([options, &action] { action = [options] { return metrics(*options); }; });
 }

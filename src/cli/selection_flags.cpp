@@ -17,6 +17,13 @@ void add_selection_flags(CLI::App& command, SelectionFlags& flags) {
   command.add_option("--current-round", flags.current_round, "... with this one");
   command.add_option("--baseline-run-id", flags.baseline_run_id, "Compare this run ...");
   command.add_option("--current-run-id", flags.current_run_id, "... with this one");
+  command.add_option("--cluster", flags.cluster,
+                     "What the clustered intervals treat as a cluster of related pairs: repository (the default) or category")
+      ->check(CLI::IsMember({"repository", "category"}));
+  command.add_option("--multiplicity", flags.multiplicity,
+                     "The adjustment of the p-values of every test the report makes: holm (Holm-Bonferroni, the default), "
+                     "bh (Benjamini-Hochberg) or none")
+      ->check(CLI::IsMember({"holm", "bh", "none"}));
 }
 
 app::MetricsRequest metrics_request(const std::string& ledger_path, const SelectionFlags& flags) {
@@ -27,6 +34,8 @@ app::MetricsRequest metrics_request(const std::string& ledger_path, const Select
   request.current_round = given(flags.current_round);
   request.baseline_run_id = given(flags.baseline_run_id);
   request.current_run_id = given(flags.current_run_id);
+  request.cluster_by = flags.cluster == "category" ? model::ClusterBy::category : model::ClusterBy::repository;
+  request.multiplicity = *model::parse_multiplicity(flags.multiplicity);
   return request;
 }
 

@@ -14,8 +14,10 @@ namespace strata::cli {
 struct SelectionFlags {
   std::vector<std::string> run_ids;
   std::string baseline_round, current_round, baseline_run_id, current_run_id;  // empty: not given
+  std::string cluster = "repository", multiplicity = "holm";  // checked by CLI11 when given
 };
 
+// --run-id, the round and run comparisons, --cluster and --multiplicity.
 void add_selection_flags(CLI::App& command, SelectionFlags& flags);
 
 // The request for `ledger_path` (its targets left to the caller, who knows the protocol).

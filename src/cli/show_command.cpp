@@ -1,4 +1,5 @@
-// The read-only commands: providers, repositories, tasks, plan, select, ledger, protocol.
+// The read-only commands: providers, repositories, tasks, select, ledger, protocol (plan has its
+// own file: plan_command.cpp).
 // Each parses (and so verifies) one artifact and prints it as JSON or as summary lines.
 #include <cstdio>
 #include <memory>
@@ -44,20 +45,6 @@ std::vector<std::string> task_lines(const Json& suite) {
           "Budget: " + number_text(suite["maxTokensPerTask"]) + " tokens/task, " +
               number_text(suite["maxRuntimeMsPerTask"]) + " ms/task, " + number_text(suite["maxRuns"]) + " runs",
           "Content hash: " + str(suite["contentHash"])};
-}
-
-std::vector<std::string> plan_lines(const Json& plan) {
-  const auto& budget = plan["budget"];
-  const std::string tasks = std::to_string(plan["taskIds"].size());
-  return {"Run plan: " + str(plan["planVersion"]),
-          "Tasks: " + tasks,
-          "Models: " + std::to_string(plan["models"].size()),
-          "Scenarios: " + std::to_string(plan["scenarios"].size()),
-          "Sample: " + number_text(plan["sampling"]["sampleSize"]) + "/" + tasks + " (" +
-              str(plan["sampling"]["strategy"]) + ")",
-          "Budget: " + number_text(budget["maxTokens"]) + " tokens, " + number_text(budget["maxRuntimeMs"]) + " ms, " +
-              number_text(budget["maxOutputBytes"]) + " bytes, " + number_text(budget["maxAttempts"]) + " attempts",
-          "Content hash: " + str(plan["contentHash"])};
 }
 
 std::vector<std::string> ledger_lines(const Json& ledger) {
@@ -113,7 +100,6 @@ const ShowCommand kShowCommands[] = {
     {"repositories", ArtifactKind::repository_config, "repositories", "Verify and show a repository config",
      repository_lines},
     {"tasks", ArtifactKind::task_suite, "suite", "Verify and show a task suite", task_lines},
-    {"plan", ArtifactKind::run_plan, "plan", "Verify and show a run plan", plan_lines},
     {"ledger", ArtifactKind::ledger, "ledger", "Verify and show an observation ledger", ledger_lines},
     {"protocol", ArtifactKind::protocol, "protocol", "Verify and show a study protocol", protocol_lines},
 };

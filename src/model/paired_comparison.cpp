@@ -5,8 +5,10 @@
 
 #include "strata/model/adjudicated_result.hpp"
 #include "strata/model/arm_metrics.hpp"
+#include "strata/model/cluster_robust.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
+#include "strata/model/mcnemar_power.hpp"
 #include "strata/model/statistics.hpp"
 
 namespace strata::model {
@@ -19,14 +21,73 @@ int scenario_rank(const std::string& scenario) {
   return 3;
 }
 
-bool scenario_before(const std::string& a, const std::string& b) {
-  return scenario_rank(a) != scenario_rank(b) ? scenario_rank(a) < scenario_rank(b) : a < b;
-}
-
 Json interval_json(const Interval& interval) { return Json::array({interval.low, interval.high}); }
 
+// The pairs of one comparison that report a value on both sides, with each pair's cluster.
+struct PairedValues {
+  std::vector<double> baseline, current;
+  std::vector<std::string> clusters;
+  void add(const std::optional<double>& before, const std::optional<double>& after, const std::string& cluster) {
+    if (!before || !after) return;
+    baseline.push_back(*before);
+    current.push_back(*after);
+    clusters.push_back(cluster);
+  }
+};
+
+std::size_t distinct(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return static_cast<std::size_t>(std::unique(names.begin(), names.end()) - names.begin());
+}
+
+// A clustered estimate, or why there is none.
+Json clustered_json(const std::optional<ClusteredEstimate>& estimate, ClusterBy by, const std::vector<std::string>& clusters,
+                    const char* estimate_name) {
+  const std::string name = cluster_name(by);
+  if (!estimate) {
+    const std::size_t count = distinct(clusters);
+    return {{"by", name},
+            {"clusters", static_cast<double>(count)},
+            {"interval", nullptr},
+            {"note", std::to_string(count) + (name == "category" ? " categories" : " repositories") +
+                         ": a clustered interval needs at least " + std::to_string(kMinClusters)}};
+  }
+  return {{"by", name},
+          {"clusters", static_cast<double>(estimate->clusters)},
+          {estimate_name, estimate->estimate},
+          {"interval", interval_json(estimate->interval)},
+          {"standardError", estimate->standard_error},
+          {"designEffect", estimate->design_effect}};
+}
+
+// The ratio of the means of a measure, with its interval over independent pairs and clustered.
+Json mean_ratio(const PairedValues& values, ClusterBy by) {
+  const auto plain = ratio_of_means(values.baseline, values.current, {});
+  const auto clustered = ratio_of_means(values.baseline, values.current, values.clusters);
+  if (!plain && !clustered) return nullptr;
+  double base = 0, current = 0;
+  for (std::size_t i = 0; i < values.baseline.size(); ++i) base += values.baseline[i], current += values.current[i];
+  return {{"ratio", current / base},
+          {"interval", plain ? interval_json(plain->interval) : Json(nullptr)},
+          {"clustered", clustered_json(clustered, by, values.clusters, "ratio")}};
+}
+
+// The smallest difference in success this many decided pairs detects (alpha 0.05, power 0.8),
+// at the discordance observed (the assumed one when no pair was discordant).
+Json detectable_json(std::size_t decided, std::size_t discordant) {
+  const bool observed = discordant > 0;
+  const double discordance = observed ? static_cast<double>(discordant) / static_cast<double>(decided) : kDefaultDiscordance;
+  return {{"difference", number_or_null(mcnemar_minimum_detectable_effect(decided, discordance, kDefaultAlpha, kDefaultTargetPower))},
+          {"discordance", discordance},
+          {"discordanceFrom", observed ? "observed" : "assumed"},
+          {"alpha", kDefaultAlpha},
+          {"power", kDefaultTargetPower}};
+}
+
 // A measure compared over the pairs that report it on both sides.
-Json paired_values(const std::vector<double>& baseline, const std::vector<double>& current) {
+Json paired_values(const PairedValues& values, ClusterBy by) {
+  const std::vector<double>& baseline = values.baseline;
+  const std::vector<double>& current = values.current;
   if (baseline.empty()) return nullptr;
   std::vector<double> differences;
   for (std::size_t i = 0; i < baseline.size(); ++i) differences.push_back(current[i] - baseline[i]);
@@ -49,10 +110,17 @@ Json paired_values(const std::vector<double>& baseline, const std::vector<double
     out["wilcoxon"] = nullptr;
     out["note"] = "fewer than " + std::to_string(kMinWilcoxonPairs) + " non-zero differences: no test";
   }
+  out["meanRatio"] = mean_ratio(values, by);
   return out;
 }
 
 }  // namespace
+
+bool scenario_before(const std::string& a, const std::string& b) {
+  return scenario_rank(a) != scenario_rank(b) ? scenario_rank(a) < scenario_rank(b) : a < b;
+}
+
+const char* cluster_name(ClusterBy by) { return by == ClusterBy::category ? "category" : "repository"; }
 
 void PairedComparison::add(const Json& o) {
   const Json& task = o["task"];
@@ -67,10 +135,12 @@ void PairedComparison::add(const Json& o) {
     outcome.tokens = execution["inputTokens"].get<double>() + execution["outputTokens"].get<double>();
   if (o.contains("measurements")) outcome.cost_usd = number_member(o["measurements"], "agentCostUsd");
   outcome.duration_ms = execution["durationMs"].get<double>();
-  cell.emplace(key, outcome);
+  outcome.repository = str(task["repositoryId"]);
+  outcome.category = str(task["category"]);
+  cell.emplace(key, std::move(outcome));
 }
 
-Json PairedComparison::to_json() const {
+Json PairedComparison::to_json(ClusterBy cluster_by) const {
   Json out = Json::array();
   for (const auto& [model, scenarios] : outcomes_) {
     std::vector<std::string> names;
@@ -81,26 +151,25 @@ Json PairedComparison::to_json() const {
         const auto& base = scenarios.at(names[i]);
         const auto& current = scenarios.at(names[j]);
         std::size_t pairs = 0, decided = 0, base_successes = 0, current_successes = 0, b = 0, c = 0;
-        std::vector<double> tokens[2], cost[2], duration[2];
+        PairedValues success_differences, tokens, cost, duration;  // success: baseline unused
         for (const auto& [key, before] : base) {
-          const auto after = current.find(key);
-          if (after == current.end()) continue;
+          const auto found = current.find(key);
+          if (found == current.end()) continue;
+          const Outcome& after = found->second;
+          const std::string& cluster = cluster_by == ClusterBy::category ? before.category : before.repository;
           ++pairs;
-          if (before.success && after->second.success) {
+          if (before.success && after.success) {
             ++decided;
             base_successes += *before.success ? 1 : 0;
-            current_successes += *after->second.success ? 1 : 0;
-            b += *before.success && !*after->second.success ? 1 : 0;
-            c += !*before.success && *after->second.success ? 1 : 0;
+            current_successes += *after.success ? 1 : 0;
+            b += *before.success && !*after.success ? 1 : 0;
+            c += !*before.success && *after.success ? 1 : 0;
+            success_differences.current.push_back(static_cast<double>(*after.success) - static_cast<double>(*before.success));
+            success_differences.clusters.push_back(cluster);
           }
-          const auto both = [](const std::optional<double>& x, const std::optional<double>& y, std::vector<double>* into) {
-            if (!x || !y) return;
-            into[0].push_back(*x);
-            into[1].push_back(*y);
-          };
-          both(before.tokens, after->second.tokens, tokens);
-          both(before.cost_usd, after->second.cost_usd, cost);
-          both(before.duration_ms, after->second.duration_ms, duration);
+          tokens.add(before.tokens, after.tokens, cluster);
+          cost.add(before.cost_usd, after.cost_usd, cluster);
+          duration.add(before.duration_ms, after.duration_ms, cluster);
         }
         if (pairs == 0) continue;
         Json success = nullptr;
@@ -113,7 +182,10 @@ Json PairedComparison::to_json() const {
                      {"interval", interval_json(paired_proportion_difference_interval(b, c, decided))},
                      {"baselineOnly", static_cast<double>(b)},
                      {"currentOnly", static_cast<double>(c)},
-                     {"mcnemarP", number_or_null(mcnemar_exact_p(b, c))}};
+                     {"mcnemarP", number_or_null(mcnemar_exact_p(b, c))},
+                     {"clustered", clustered_json(clustered_mean(success_differences.current, success_differences.clusters),
+                                                  cluster_by, success_differences.clusters, "difference")},
+                     {"detectable", detectable_json(decided, b + c)}};
           if (b + c == 0) success["note"] = "no discordant pairs: no test";
         }
         out.push_back({{"modelId", model},
@@ -121,9 +193,9 @@ Json PairedComparison::to_json() const {
                        {"currentScenarioId", names[j]},
                        {"pairs", static_cast<double>(pairs)},
                        {"success", std::move(success)},
-                       {"totalTokens", paired_values(tokens[0], tokens[1])},
-                       {"costUsd", paired_values(cost[0], cost[1])},
-                       {"durationMs", paired_values(duration[0], duration[1])}});
+                       {"totalTokens", paired_values(tokens, cluster_by)},
+                       {"costUsd", paired_values(cost, cluster_by)},
+                       {"durationMs", paired_values(duration, cluster_by)}});
       }
   }
   return out;

@@ -37,6 +37,10 @@ struct RunPreflight {
   std::size_t selected = 0;                  // executions the plan selects, every shard's
 };
 
+// Throws strata::Error (the spec's message) when the plan is not over this suite: its
+// taskSuiteHash, models, scenarios or tasks differ.
+void check_plan_matches_suite(const model::Json& plan, const model::Json& suite);
+
 // Runs the checks of §3.2 in order; the first failure throws strata::Error with the
 // spec's message. `path_variable` is the PATH used to find bare commands.
 RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_variable);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "strata/model/json.hpp"
+#include "strata/model/multiplicity.hpp"
+#include "strata/model/paired_comparison.hpp"
 #include "strata/store/ledger_source.hpp"
 
 namespace strata::app {
@@ -18,9 +20,12 @@ struct MetricsRequest {
   // A comparison: by rounds or by run ids (both members of a pair set, or neither).
   std::optional<std::string> baseline_round, current_round, baseline_run_id, current_run_id;
   std::optional<model::Json> targets;  // a protocol's stopping.targets; default_targets() otherwise
+  model::ClusterBy cluster_by = model::ClusterBy::repository;  // the clusters of the clustered intervals
+  model::Multiplicity multiplicity = model::Multiplicity::holm;  // the adjustment of the report's tests
 };
 
-// The report ({"observations", "runIds", "rounds", "arms", "comparison"?}). Throws strata::Error
+// The report ({"observations", "runIds", "rounds", "findings", "arms", "paired", "clustering",
+// "multiplicity", "comparison"?}). Throws strata::Error
 // for an empty selection, a run id or round the ledger lacks, rounds mixed without a comparison,
 // or a target Strata does not compute.
 // `also` sees every selected observation too, in the same single read (`strata report`).
