@@ -49,8 +49,8 @@ Json clustered_json(const std::optional<ClusteredEstimate>& estimate, ClusterBy 
     return {{"by", name},
             {"clusters", static_cast<double>(count)},
             {"interval", nullptr},
-            {"note", std::to_string(count) + (name == "category" ? " categories" : " repositories") +
-                         ": a clustered interval needs at least " + std::to_string(kMinClusters)}};
+            {"note", "only " + std::to_string(count) + " " + (name == "category" ? "categor" : "repositor") +
+                         (count == 1 ? "y" : "ies") + ": a clustered interval needs at least " + std::to_string(kMinClusters)}};
   }
   return {{"by", name},
           {"clusters", static_cast<double>(estimate->clusters)},

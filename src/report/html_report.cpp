@@ -62,6 +62,17 @@ std::string html_report(const model::Json& data) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"strata " +
       xml_escape(data["header"]["strataVersion"].get<std::string>()) + "\">\n<title>" + xml_escape(title) + "</title>\n<style>" + kStyle +
       "</style>\n</head>\n<body>\n<main>\n<h1>" + xml_escape(title) + "</h1>\n";
+  const Findings findings = report_findings(data);
+  out += "<section id=\"findings\">\n<h2>Findings</h2>\n<ul>\n";
+  for (const auto& finding : findings.items) {
+    const auto attribute = [&](const char* name, const char* member) {
+      return std::string(" ") + name + "=\"" + xml_escape(finding[member].get<std::string>()) + "\"";
+    };
+    out += "<li class=\"finding\"" + attribute("data-model", "modelId") + attribute("data-baseline", "baselineScenarioId") +
+           attribute("data-current", "currentScenarioId") + attribute("data-measure", "measure") +
+           attribute("data-verdict", "verdict") + ">" + xml_escape(finding["sentence"].get<std::string>()) + "</li>\n";
+  }
+  out += "</ul>\n<p class=\"note\">" + xml_escape(findings.adjustment) + "</p>\n</section>\n";
   out += "<p class=\"note\">" + decimal(data["metrics"]["observations"], 0) + " observations of " +
          std::to_string(data["metrics"]["arms"].size()) + " arms. Every number below is computed from the sealed ledger named in "
          "the provenance table.</p>\n";

@@ -37,6 +37,10 @@ MarkdownReport markdown_report(const model::Json& data, const std::string& svg_s
   std::string& out = report.markdown;
   out = "# " + report_title(data) + "\n\n";
   const ReportTables tables = report_tables(data);
+  const Findings findings = report_findings(data);
+  out += "## Findings\n\n";
+  for (const auto& finding : findings.items) out += "- " + finding["sentence"].get<std::string>() + "\n";
+  out += "\n" + findings.adjustment + "\n\n";
   out += "## Provenance\n\n";
   for (const auto& table : tables.provenance) out += table_markdown(table);
   out += "## Arms\n\n";

@@ -88,21 +88,35 @@ Table arms_table(const Json& arms) {
   return table;
 }
 
+// A clustered interval (of fractions as points when `scale` is 100), or why there is none.
+std::string clustered_cell(const Json& clustered, int decimals, double scale, const std::string& unit) {
+  if (clustered.is_null()) return "–";
+  if (clustered["interval"].is_null()) return "– (" + str(clustered["note"]) + ")";
+  return interval_text(clustered["interval"], decimals, scale) + unit + " (" + decimal(clustered["clusters"], 0) + " " +
+         str(clustered["by"]) + " clusters)";
+}
+
+std::string adjusted_cell(const Json& holder) {
+  return holder.contains("adjustedP") && !holder["adjustedP"].is_null() ? decimal(holder["adjustedP"], 4) : "–";
+}
+
 Table paired_table(const Json& paired) {
   Table table{"Paired comparison (same model, same tasks, two scenarios)",
-              {"Model: baseline → current", "Measure", "Pairs", "Baseline", "Current", "Difference", "95% interval", "Test", "p"},
+              {"Model: baseline → current", "Measure", "Pairs", "Baseline", "Current", "Difference", "95% interval",
+               "Clustered 95% interval", "Test", "p", "Adjusted p"},
               {}};
   for (const auto& pair : paired) {
     const std::string label = str(pair["modelId"]) + ": " + str(pair["baselineScenarioId"]) + " → " + str(pair["currentScenarioId"]);
     const Json& success = pair["success"];
     if (success.is_null()) {
-      table.rows.push_back({label, "success rate", decimal(pair["pairs"], 0), "–", "–", "– (no decided pairs)", "–", "–", "–"});
+      table.rows.push_back({label, "success rate", decimal(pair["pairs"], 0), "–", "–", "– (no decided pairs)", "–", "–", "–", "–", "–"});
     } else {
       table.rows.push_back({label, "success rate", decimal(success["pairs"], 0), percent(success["baselineRate"].get<double>()),
                             percent(success["currentRate"].get<double>()),
                             decimal(success["difference"].get<double>() * 100, 1) + " points",
-                            interval_text(success["interval"], 1, 100) + " points", "exact McNemar",
-                            success["mcnemarP"].is_null() ? "– (no discordant pairs)" : decimal(success["mcnemarP"], 4)});
+                            interval_text(success["interval"], 1, 100) + " points", clustered_cell(success["clustered"], 1, 100, " points"),
+                            "exact McNemar", success["mcnemarP"].is_null() ? "– (no discordant pairs)" : decimal(success["mcnemarP"], 4),
+                            adjusted_cell(success)});
     }
     for (const auto& [measure, name, decimals] : {std::tuple{"totalTokens", "tokens per execution", 1},
                                                   std::tuple{"costUsd", "cost per execution (USD)", 6},
@@ -111,8 +125,14 @@ Table paired_table(const Json& paired) {
       if (values.is_null()) continue;
       table.rows.push_back({label, std::string(name) + ", median", decimal(values["pairs"], 0), decimal(values["baselineMedian"], decimals),
                             decimal(values["currentMedian"], decimals), decimal(values["medianDifference"], decimals),
-                            interval_text(values["interval"], decimals), "Wilcoxon signed-rank",
-                            values["wilcoxon"].is_null() ? "– (" + str(values["note"]) + ")" : decimal(values["wilcoxon"]["p"], 4)});
+                            interval_text(values["interval"], decimals), "–", "Wilcoxon signed-rank",
+                            values["wilcoxon"].is_null() ? "– (" + str(values["note"]) + ")" : decimal(values["wilcoxon"]["p"], 4),
+                            adjusted_cell(values)});
+      const Json& ratio = values["meanRatio"];
+      if (ratio.is_null()) continue;
+      table.rows.push_back({label, std::string(name) + ", ratio of means", decimal(values["pairs"], 0), "", "",
+                            decimal(ratio["ratio"], 3) + "×", interval_text(ratio["interval"], 3),
+                            clustered_cell(ratio["clustered"], 3, 1, ""), "–", "–", "–"});
     }
   }
   return table;
@@ -133,6 +153,12 @@ Table comparison_table(const Json& comparison) {
                           str(target["verdict"])});
   }
   return table;
+}
+
+std::string multiplicity_text(const Json& multiplicity) {
+  const std::string method = str(multiplicity["method"]);
+  const std::string name = method == "holm" ? "Holm–Bonferroni" : method == "bh" ? "Benjamini–Hochberg" : "none (raw p-values)";
+  return name + " over " + decimal(multiplicity["tests"], 0) + " tests, the family being " + str(multiplicity["family"]);
 }
 
 }  // namespace
@@ -189,6 +215,15 @@ std::vector<Plot> report_plots(const Json& data) {
           heat_map_plot(data["heatMap"])};
 }
 
+Findings report_findings(const Json& data) {
+  const Json& metrics = data["metrics"];
+  Findings findings;
+  for (const auto& finding : metrics["findings"]) findings.items.push_back(finding);
+  findings.adjustment = "95% intervals; clustered ones by " + str(metrics["clustering"]["by"]) + ". Adjusted p-values: " +
+                        multiplicity_text(metrics["multiplicity"]) + ".";
+  return findings;
+}
+
 std::vector<std::string> method_notes(const Json& data) {
   std::vector<std::string> notes{
       "An arm is a model × scenario. Its result is the independent adjudicator's when it judged, else the deterministic "
@@ -197,8 +232,16 @@ std::vector<std::string> method_notes(const Json& data) {
       "The paired comparison pairs the two scenarios of a model on the same task (task, repository, replicate). The "
       "difference in success rate has Agresti and Min's 95% interval and the exact McNemar test on the discordant pairs. "
       "Tokens, cost and duration: the Hodges–Lehmann median difference with its 95% interval and the Wilcoxon signed-rank "
-      "test; with fewer than 6 non-zero differences no interval or p-value is given. p-values are not adjusted for the "
-      "number of comparisons.",
+      "test; with fewer than 6 non-zero differences no interval or p-value is given. Tokens and cost also have the ratio "
+      "of their means with a 95% interval on the log scale.",
+      "Clustered intervals treat the pairs of one " + str(data["metrics"]["clustering"]["by"]) +
+          " as related (cluster-robust variance, Student's t on clusters − 1 degrees of freedom); with fewer than " +
+          decimal(data["metrics"]["clustering"]["minimumClusters"], 0) +
+          " clusters none is given. When the plain interval excludes 0 and the clustered one does not, the effect is not "
+          "consistent across clusters.",
+      "Adjusted p-values: " + multiplicity_text(data["metrics"]["multiplicity"]) +
+          ". A finding says a measure changed when its adjusted p is below 0.05; otherwise it says what difference in "
+          "success the sample could have detected (exact McNemar power 80% at the observed share of discordant pairs).",
       "Tokens per execution are input plus output tokens as each provider reported them; cost is only what providers "
       "reported (measurements.agentCostUsd), never estimated."};
   if (data["metrics"].contains("comparison"))

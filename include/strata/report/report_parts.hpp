@@ -39,6 +39,14 @@ std::vector<Plot> report_plots(const model::Json& data);
 // The report's title line (suite title or ledger path).
 std::string report_title(const model::Json& data);
 
+// The findings block the report opens with: one sentence per model, comparison and measure
+// (strata metrics' "findings"), and the line saying how p-values were adjusted.
+struct Findings {
+  std::vector<model::Json> items;  // the findings, each with its "sentence"
+  std::string adjustment;          // "p-values adjusted by Holm–Bonferroni over 24 tests ..."
+};
+Findings report_findings(const model::Json& data);
+
 // The notes on method printed under the tables (one paragraph each).
 std::vector<std::string> method_notes(const model::Json& data);
 
