@@ -102,7 +102,7 @@ Json measure_finding(const Json& comparison, const char* measure, const std::str
                     current = str(comparison["currentScenarioId"]);
   const Json& values = comparison[measure];
   if (values.is_null()) {
-    out["sentence"] = model + ": " + current + " against " + baseline + ": " + noun + " not measured (no pair reports them on both sides).";
+    out["sentence"] = model + ": " + current + " against " + baseline + ": " + noun + " not measured (no pair reports the measure on both sides).";
     return out;
   }
   const Json& ratio = values["meanRatio"];
@@ -121,7 +121,7 @@ Json measure_finding(const Json& comparison, const char* measure, const std::str
   }
   const std::string adjusted = values["adjustedP"].is_null() ? str(values["note"]) : "adjusted p " + p_text(values["adjustedP"]);
   if (out["verdict"] == "not measured")
-    out["sentence"] = model + ": " + current + " against " + baseline + ": " + noun + " not tested (" + shown + "; " + adjusted + ").";
+    out["sentence"] = model + ": " + current + " against " + baseline + ": " + noun + " not measured by a test (" + shown + "; " + adjusted + ").";
   else if (out["verdict"] == "no detectable difference")
     out["sentence"] = model + ": no detectable difference in " + noun + " between " + current + " and " + baseline + " (" + shown +
                       "; " + adjusted + ").";

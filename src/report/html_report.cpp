@@ -74,8 +74,8 @@ std::string html_report(const model::Json& data) {
   }
   out += "</ul>\n<p class=\"note\">" + xml_escape(findings.adjustment) + "</p>\n</section>\n";
   out += "<p class=\"note\">" + decimal(data["metrics"]["observations"], 0) + " observations of " +
-         std::to_string(data["metrics"]["arms"].size()) + " arms. Every number below is computed from the sealed ledger named in "
-         "the provenance table.</p>\n";
+         std::to_string(data["metrics"]["arms"].size()) + " arms. Every number in this report is computed from the sealed ledger "
+         "named in the provenance table.</p>\n";
   out += "<h2 id=\"provenance\">Provenance</h2>\n";
   for (const auto& table : tables.provenance) out += table_html(table);
   out += "<h2 id=\"arms\">Arms</h2>\n";

@@ -8,8 +8,12 @@
 #     computed here from the ledger;
 #   - five plots, each an SVG with a title, a text alternative and a table of its numbers;
 #   - opened in headless Chromium (tests/support/browser_check.py): no console error, every SVG
-#     rendered with a non-zero size, no request leaving the file, printed to PDF;
-#   - --format md: the Markdown and its SVG files, each well-formed XML;
+#     rendered with a non-zero size, no request leaving the file, printed to PDF; the findings
+#     section first after the title (before Provenance), one li.finding per finding of strata
+#     metrics for the same ledger and flags, its text the finding's sentence (and, without the
+#     browser, the same with --cluster category --multiplicity bh);
+#   - --format md: the Markdown (opening with "## Findings", one bullet per finding) and its SVG
+#     files, each well-formed XML;
 #   - bad input (all-pending adjudications, mixed rounds, an unknown run id, an arm without
 #     observations, a target Strata does not compute, a missing directory): message, exit 2, no
 #     file written, an existing report left as it was.
@@ -122,6 +126,96 @@ for plot in "Success rate per arm" "Tokens per execution (input + output)" "Cost
     "the numbers of '$plot' are in a table"
 done
 
+# findings.py <html|browser|md> <report.html | browser.json | report.md> <metrics.json>: the
+# report's findings against strata metrics' report.findings, in order; one line per problem.
+cat >"$WORK/findings.py" <<'PY'
+import html.parser, json, sys
+kind, path, metrics = sys.argv[1:4]
+want = json.load(open(metrics))["report"]["findings"]
+problems = []
+if not want:
+    problems.append("strata metrics reports no finding")
+
+def items_match(items):
+    if len(items) != len(want):
+        problems.append(f"{len(items)} findings in the report, {len(want)} from strata metrics")
+    for i, (got, f) in enumerate(zip(items, want)):
+        expected = {"model": f["modelId"], "baseline": f["baselineScenarioId"], "current": f["currentScenarioId"],
+                    "measure": f["measure"], "verdict": f["verdict"], "text": f["sentence"]}
+        if got != expected:
+            problems.append(f"finding {i}: {got} != {expected}")
+
+class Findings(html.parser.HTMLParser):
+    """li.finding of section#findings: their data attributes and text (textContent)."""
+    def __init__(self):
+        super().__init__()
+        self.depth, self.items, self.text, self.h2s = 0, [], None, []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if self.depth:
+            self.depth += tag == "section"
+        elif tag == "section" and a.get("id") == "findings":
+            self.depth = 1
+            self.h2s.append("findings")
+        if tag == "h2" and not self.depth:
+            self.h2s.append(a.get("id"))
+        if self.depth and tag == "li" and "finding" in (a.get("class") or "").split():
+            self.text = ""
+            self.items.append({k[5:]: v for k, v in a.items() if k.startswith("data-")})
+    def handle_endtag(self, tag):
+        if self.depth and tag == "section":
+            self.depth -= 1
+        if tag == "li" and self.text is not None:
+            self.items[-1]["text"], self.text = self.text, None
+    def handle_data(self, data):
+        if self.text is not None:
+            self.text += data
+
+if kind == "html":
+    parser = Findings()
+    parser.feed(open(path, encoding="utf-8").read())
+    if parser.h2s[:2] != ["findings", "provenance"]:
+        problems.append(f"the sections in order: {parser.h2s} (findings first, then provenance)")
+    items_match(parser.items)
+elif kind == "browser":
+    facts = json.load(open(path))["findings"]
+    if not facts:
+        problems.append("Chromium finds no section#findings")
+    else:
+        place = {k: facts.get(k) for k in ("heading", "afterTitle", "beforeProvenance", "firstHeadingAfterTitle",
+                                           "firstSection", "renderedAboveProvenance")}
+        if place != {"heading": "Findings", "afterTitle": True, "beforeProvenance": True, "firstHeadingAfterTitle": True,
+                     "firstSection": True, "renderedAboveProvenance": True}:
+            problems.append(f"the findings section is not the first after the title, before Provenance: {place}")
+        items_match(facts["items"])
+else:
+    lines = open(path, encoding="utf-8").read().split("\n")
+    headings = [l for l in lines if l.startswith("## ")]
+    if headings[:2] != ["## Findings", "## Provenance"]:
+        problems.append(f"the Markdown's sections: {headings[:3]} (## Findings first, then ## Provenance)")
+    else:
+        start, end = lines.index("## Findings"), lines.index("## Provenance")
+        section = [l for l in lines[start + 1:end] if l.strip()]
+        bullets = [l for l in section if l.startswith("- ")]
+        if bullets != ["- " + f["sentence"] for f in want] or section[:len(bullets)] != bullets:
+            problems.append(f"the Findings section {section} does not open with one '- sentence' line per finding "
+                            f"{[f['sentence'] for f in want]}")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+PY
+findings_check() {  # findings_check <html|browser|md> <file> <metrics.json> <what>
+  python3 "$WORK/findings.py" "$1" "$2" "$3" >"$WORK/findings.out" 2>&1
+  expect_true "[ $? = 0 ]" "$4: $(cat "$WORK/findings.out")"
+}
+"$STRATA" metrics "$L" --protocol "$FIX/protocol-v1.json" >"$WORK/findings.json"
+findings_check html "$H" "$WORK/findings.json" \
+  "the findings section first, one li.finding per finding of strata metrics"
+run report "$L" -o "$WORK/flags.html" --cluster category --multiplicity bh
+expect_code 0 "--cluster category --multiplicity bh"
+"$STRATA" metrics "$L" --cluster category --multiplicity bh >"$WORK/flags.json"
+findings_check html "$WORK/flags.html" "$WORK/flags.json" \
+  "the findings of --cluster category --multiplicity bh are strata metrics' with the same flags"
+
 # --- a real browser ----------------------------------------------------------------------------
 python3 "$BROWSER_CHECK" "$H" --pdf "$WORK/report.pdf" --screenshot "$WORK/report.png" >"$WORK/browser.json" 2>"$WORK/browser.err"
 browser_code=$?
@@ -132,6 +226,8 @@ expect_true "python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); sys.ex
   "no request, console error or exception"
 expect_true "[ \"\$(head -c 5 '$WORK/report.pdf')\" = '%PDF-' ]" "printed to PDF"
 expect_true "[ \"\$(head -c 4 '$WORK/report.png' | tail -c 3)\" = 'PNG' ]" "a screenshot"
+findings_check browser "$WORK/browser.json" "$WORK/findings.json" \
+  "in Chromium, the findings come first after the title, each li's text the finding's sentence"
 
 # --- Markdown --------------------------------------------------------------------------------
 mkdir -p "$WORK/md"
@@ -145,6 +241,8 @@ for svg in "$WORK"/md/*.svg; do
     "$name is a well-formed SVG document"
 done
 expect_true "grep -q '^| low-cost-model / deterministic-doc-bridge |' '$WORK/md/study.md'" "the Markdown has the arms table"
+findings_check md "$WORK/md/study.md" "$WORK/metrics.json" \
+  "the Markdown opens with ## Findings, one bullet per finding, then ## Provenance"
 
 # --- bad input: message, exit 2, nothing written, an existing report kept -----------------------------
 echo "an earlier report" >"$WORK/kept.html"

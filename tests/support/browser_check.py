@@ -7,7 +7,9 @@ Drives Chromium with the DevTools protocol over --remote-debugging-pipe (stdlib 
 JSON commands go to its fd 3, responses and events come back on its fd 4. Prints one JSON object.
 Exit 0: loaded, no console error, no exception, no request leaving the file, every svg has a non-empty
 box; 1 otherwise (one stderr line per problem); 2: usage error or Chromium could not be started.
-Accessibility facts (hasTitle, hasLabel) are reported, not judged: the caller asserts on them.
+Accessibility facts (hasTitle, hasLabel) and the findings section (its place among the headings,
+its rendered box, each li.finding's data attributes and text) are reported, not judged: the
+caller asserts on them.
 """
 import argparse
 import base64
@@ -44,6 +46,26 @@ PAGE_FACTS = """(() => {
               width: r.width, height: r.height, hasTitle: s.querySelector(':scope > title') !== null,
               hasLabel: s.hasAttribute('aria-labelledby') || s.hasAttribute('aria-label')};
     }),
+    findings: (() => {
+      // section#findings: where it stands (after the title, before Provenance, holding the first
+      // h2), whether it has a rendered box, and its items as the reader sees them.
+      const section = document.querySelector('section#findings');
+      if (!section) return null;
+      const follows = (a, b) => !!(a && b && (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING));
+      const title = document.querySelector('h1'), provenance = document.getElementById('provenance');
+      const heading = section.querySelector('h2'), box = section.getBoundingClientRect();
+      return {
+        heading: heading ? heading.textContent : null,
+        afterTitle: follows(title, section),
+        beforeProvenance: follows(section, provenance),
+        firstHeadingAfterTitle: heading !== null && document.querySelector('h2') === heading,
+        firstSection: document.querySelector('section') === section,
+        renderedAboveProvenance: !!provenance && box.height > 0 && box.bottom <= provenance.getBoundingClientRect().top,
+        items: Array.from(section.querySelectorAll('li.finding')).map(li => ({
+          model: li.dataset.model, baseline: li.dataset.baseline, current: li.dataset.current,
+          measure: li.dataset.measure, verdict: li.dataset.verdict, text: li.textContent})),
+      };
+    })(),
   };
 })()"""
 
@@ -150,7 +172,7 @@ def main():
         return 2
 
     st = {"session": None, "loaded": False}
-    out = {"title": None, "svgCount": 0, "svgs": [], "consoleErrors": [], "exceptions": [],
+    out = {"title": None, "svgCount": 0, "svgs": [], "findings": None, "consoleErrors": [], "exceptions": [],
            "logErrors": [], "requests": [], "externalRequests": [], "screenshotBytes": None, "pdfBytes": None}
     problems = []
 
@@ -241,7 +263,7 @@ def main():
         if "exceptionDetails" in res:
             problems.append(f"could not inspect the page: {res['exceptionDetails'].get('text')}")
         facts = res.get("result", {}).get("value") or {"title": None, "svgs": [], "scrollHeight": 0}
-        out.update(title=facts["title"], svgCount=len(facts["svgs"]), svgs=facts["svgs"])
+        out.update(title=facts["title"], svgCount=len(facts["svgs"]), svgs=facts["svgs"], findings=facts.get("findings"))
 
         for name, method, params, path, key in (
                 ("PDF", "Page.printToPDF", {"printBackground": True}, args.pdf, "pdfBytes"),
