@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Results benchmark (issue 15): `strata export` of a 100,000-observation ledger, CSV and JSON
-# Lines, `strata metrics` (arms and the paired comparison) and `strata report` (the HTML page) of
-# the same ledger, beside
+# Results benchmark (issues 15, 27): `strata export` of a 100,000-observation ledger, CSV and JSON
+# Lines, `strata metrics` (arms, the paired comparison with its clustered intervals, adjusted
+# p-values and findings) and `strata report` (the HTML page) of the same ledger, and `strata plan
+# --power --effect 0.05` of a 288-execution plan (48 tasks x 2 models x 3 scenarios), beside
 # `strata verify` of the same file (which holds the whole ledger in memory; every result command
 # verifies the ledger before it writes anything). Target: <= 10 s and <= 100 MiB peak each.
 # Usage: scripts/bench/results.sh [build-dir=build] [observations=100000]
@@ -41,6 +42,26 @@ if [ ! -s "$ledger" ] || [ scripts/bench/make-ledger.mjs -nt "$ledger" ]; then
 fi
 cat "$ledger" >/dev/null  # in the page cache for every command alike
 
+# The 288-execution plan: the fixture suite grown to 48 tasks in 12 repositories, one replicate,
+# every cell (6 comparisons of 48 pairs).
+FIX=${STRATA_FIXTURES:-$(realpath -m ../shared/fixtures/doc-bridge)}  # the checkout's sibling shared/, or $STRATA_FIXTURES
+[ -f "$FIX/task-suite-v1.json" ] || { echo "doc-bridge fixtures not found in $FIX (set STRATA_FIXTURES)" >&2; exit 1; }
+PYTHONPATH=tests/support python3 - "$T" "$FIX" <<'PY'
+import json, sys
+from study_payloads import grown_tasks, unsealed
+work, fix = sys.argv[1:3]
+suite, plan = unsealed(f"{fix}/task-suite-v1.json"), unsealed(f"{fix}/run-plan-v1.json")
+ids, tasks = grown_tasks(suite, 12)
+suite.update(population=ids, tasks=tasks, replicatesPerTask=1)
+plan.update(taskIds=[t["id"] for t in tasks], sampling={"strategy": "balanced-task-strata", "sampleSize": 6 * len(tasks)})
+json.dump(suite, open(f"{work}/suite.payload.json", "w"))
+json.dump(plan, open(f"{work}/plan.payload.json", "w"))
+PY
+"$strata" seal task-suite "$T/suite.payload.json" -o "$T/suite.json" >/dev/null
+suite_hash=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['contentHash'])" "$T/suite.json")
+sed -i "s/\"taskSuiteHash\": \"[0-9a-f]*\"/\"taskSuiteHash\": \"$suite_hash\"/" "$T/plan.payload.json"
+"$strata" seal run-plan "$T/plan.payload.json" -o "$T/plan.json" >/dev/null
+
 # timed <name> <command...>: appends "<wall ns> <peak KB>" to $T/<name>.times.
 timed() {
   local name=$1 start end
@@ -58,7 +79,11 @@ for round in $(seq "$rounds"); do
   timed jsonl "$strata" export "$ledger" --format jsonl -o "$T/out.jsonl"
   timed metrics "$strata" metrics "$ledger" --allow-regressions
   timed report "$strata" report "$ledger" -o "$T/report.html"
+  timed power "$strata" plan "$T/plan.json" --suite "$T/suite.json" --power --effect 0.05
 done
+"$strata" plan "$T/plan.json" --suite "$T/suite.json" --power --effect 0.05 --text >"$T/power.txt"
+[ "$(grep -c ' 48 pairs in 12 repositories; detects a ' "$T/power.txt")" = 6 ] ||
+  { echo "bench: the power of the 288-execution plan is not 6 comparisons of 48 pairs" >&2; cat "$T/power.txt" >&2; exit 1; }
 rows_csv=$(($(wc -l <"$T/out.csv") - 1))
 rows_jsonl=$(wc -l <"$T/out.jsonl")
 [ "$rows_csv" = "$count" ] && [ "$rows_jsonl" = "$count" ] ||
@@ -80,5 +105,10 @@ echo "| \`strata export --format csv -o\` | $(secs "$(wall csv)") | $(mib "$(pea
 echo "| \`strata export --format jsonl -o\` | $(secs "$(wall jsonl)") | $(mib "$(peak jsonl)") | $(ratio "$(wall jsonl)" "$verify_ns") | $(stat -c %s "$T/out.jsonl" | awk '{ printf "%.1f", $1 / 1048576 }') |"
 echo "| \`strata metrics\` (arms, paired comparison) | $(secs "$(wall metrics)") | $(mib "$(peak metrics)") | $(ratio "$(wall metrics)" "$verify_ns") | |"
 echo "| \`strata report -o report.html\` | $(secs "$(wall report)") | $(mib "$(peak report)") | $(ratio "$(wall report)" "$verify_ns") | $(stat -c %s "$T/report.html" | awk '{ printf "%.2f", $1 / 1048576 }') |"
+echo "| \`strata plan --power --effect 0.05\` (288 executions) | $(secs "$(wall power)") | $(mib "$(peak power)") | $(ratio "$(wall power)" "$verify_ns") | |"
+echo
+echo "The power of the 288-execution plan:"
+echo
+sed 's/^/    /' "$T/power.txt"
 echo
 echo "Target: each <= 10 s and <= 100 MiB peak. Load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
