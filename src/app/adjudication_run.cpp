@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +17,7 @@
 #include <map>
 #include <memory>
 
+#include "strata/app/adjudication_receipt.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
 #include "strata/engine/job_pool.hpp"
@@ -30,6 +32,7 @@
 #include "strata/model/shape.hpp"
 #include "strata/model/provider_request.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/fault_injection.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/journal_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
@@ -126,6 +129,7 @@ class AdjudicationRun {
   AdjudicationOutcome run() {
     prepare();
     store::LedgerLock lock(settings_.output_path);
+    if (std::optional<AdjudicationOutcome> done = already_written()) return std::move(*done);
     std::string dropped;
     place_checkpointed(read_checkpoint(checkpoint_, config_hash_, journal_end_, dropped));
     if (!dropped.empty())
@@ -148,22 +152,67 @@ class AdjudicationRun {
     outcome.budget_reached = budget_.reached();
     outcome.spent = budget_.budget().spent();
     if (!outcome.interrupted && !outcome.budget_reached) {
+      // The end of a batch, in an order where a kill at any step loses nothing and judges
+      // nothing again: the output (its judgements still in the checkpoint), then the receipt
+      // that lets a re-run find them in the output, then the checkpoint emptied.
+      store::test_stop_point("adjudication-judged");
       outcome.content_hash = write_output();
+      store::test_stop_point("adjudication-output-written");
+      write_receipt(settings_.output_path, AdjudicationReceipt{ledger_.content_hash(), config_hash_, selection_, outcome.content_hash});
+      store::test_stop_point("adjudication-receipt-written");
       outcome.observations = settings_.shard ? selected_.size() : ledger_.size();
-      outcome.output_file = std::make_shared<const store::FileDescriptor>(::open(settings_.output_path.c_str(), O_RDONLY | O_CLOEXEC));
-      if (outcome.output_file->get() < 0)
-        throw Error(std::string("cannot read the output ledger back: ") + std::strerror(errno), settings_.output_path);
+      outcome.output_file = open_output();
       journal_->truncate();
+      store::test_stop_point("adjudication-checkpoint-emptied");
     }
     return outcome;
   }
 
  private:
+  std::shared_ptr<const store::FileDescriptor> open_output() const {
+    auto file = std::make_shared<const store::FileDescriptor>(::open(settings_.output_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file->get() < 0) throw Error(std::string("cannot read the output ledger back: ") + std::strerror(errno), settings_.output_path);
+    return file;
+  }
+
+  // The output as a completed run of this very batch left it: its receipt names this input,
+  // configuration and selection, and its seal is the one the receipt recorded. Then every
+  // judgement is in it, and nothing is judged again (a paid judge would bill twice). A receipt
+  // of another batch refuses (unless --force), except when the input is that batch's own
+  // output: batches chained on one file. A receipt whose output has changed since says nothing.
+  std::optional<AdjudicationOutcome> already_written() {
+    const std::optional<AdjudicationReceipt> receipt = read_receipt(settings_.output_path);
+    if (!receipt) return std::nullopt;
+    const std::optional<VerifiedOutput> output = verified_output(settings_.output_path);
+    if (!output || output->content_hash != receipt->output) return std::nullopt;
+    const std::string differences = receipt_differences(*receipt, ledger_.content_hash(), config_hash_, selection_);
+    if (!differences.empty()) {
+      if (settings_.force || receipt->output == ledger_.content_hash()) return std::nullopt;
+      throw Error("The output already holds the judgements of another batch (" + differences +
+                      "): judging this one would replace them. Choose another --output, or --force to replace them.",
+                  settings_.output_path);
+    }
+    // Judgements of a kill after the receipt are in the output too: the checkpoint is done with.
+    if (::truncate(checkpoint_.c_str(), 0) != 0 && errno != ENOENT)
+      throw Error(std::string("cannot empty the checkpoint journal: ") + std::strerror(errno), checkpoint_);
+    std::fprintf(stderr, "strata: %s already holds the %zu judgement(s) of this batch: nothing judged again\n",
+                 settings_.output_path.c_str(), selected_.size());
+    AdjudicationOutcome outcome;
+    outcome.output_path = std::filesystem::absolute(settings_.output_path).lexically_normal().string();
+    outcome.selected = static_cast<double>(selected_.size());
+    outcome.reused = outcome.selected;
+    outcome.content_hash = output->content_hash;
+    outcome.observations = output->observations;
+    outcome.output_file = open_output();
+    return outcome;
+  }
+
   // Everything that can fail before a judge starts (§4.2, §4.4). Each request is built to
   // check its size, then dropped: judge() reads its observation and builds it again, so a
   // large batch holds neither its observations nor its requests.
   void prepare() {
     selected_ = model::select_for_adjudication(ledger_.run_ids(), settings_.selection);
+    selection_ = selection_json(settings_.selection, settings_.shard);
     if (settings_.shard) {  // this shard's part of the batch, round-robin over it (issue 17)
       std::vector<std::size_t> part;
       for (std::size_t k = 0; k < selected_.size(); ++k)
@@ -312,6 +361,7 @@ class AdjudicationRun {
   std::unique_ptr<store::JournalWriter> journal_;
   std::uint64_t journal_end_ = 0;           // where the checkpoint journal's next line goes
   std::vector<std::size_t> selected_;       // ledger indices of the batch, ascending (judging order)
+  Json selection_;                          // what selected them, as the receipt records it
   std::vector<std::string> source_hashes_;  // of each selected observation before its judgement
   std::vector<const Json*> tasks_;          // the suite's task of each selected observation
   std::vector<bool> done_;                  // judged (now or by an earlier invocation)

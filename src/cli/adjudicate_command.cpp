@@ -24,6 +24,7 @@ struct AdjudicateOptions {
   std::string ledger, suite, adjudicator, output, run_id, offset, limit, shard;
   int jobs = 4;
   int kill_grace_ms = 2000;
+  bool force = false;
   OutputFormat format;
   UsageLogFlags usage_log;
   BudgetFlags budget;
@@ -73,6 +74,7 @@ int adjudicate(const AdjudicateOptions& options) {
   settings.selection.offset = count_option(options.offset, false);
   if (!options.run_id.empty()) settings.selection.run_id = options.run_id;
   settings.shard = shard_of(options.shard);
+  settings.force = options.force;
   const std::unique_ptr<store::LedgerSource> ledger = open_ledger(options.ledger);
   const Json suite = load_artifact(ArtifactKind::task_suite, options.suite);
   const Json config = load_artifact(ArtifactKind::provider_config, options.adjudicator);
@@ -133,6 +135,9 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->add_option("--limit", options->limit, "Judge at most this many observations");
   sub->add_option("--jobs", options->jobs, "Judgements in flight at once")->check(CLI::Range(1, 4096));
   sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000));
+  sub->add_flag("--force", options->force,
+                "Judge into --output even when it holds another batch's judgements (another input ledger, adjudicator "
+                "configuration or selection), replacing them");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "judgement");
@@ -140,7 +145,9 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->footer(
       "Unselected observations are carried over byte-identically; failed judgements are recorded as pending.\n"
       "Each judgement is made durable in <output>.adjudication-journal first: re-running the same command after\n"
-      "an interruption continues without judging anything twice.\n"
+      "an interruption continues without judging anything twice. A completed batch leaves <output>.adjudication-receipt:\n"
+      "the same command run again judges nothing (the output already holds every judgement), and another batch\n"
+      "(input ledger, configuration or selection) is refused rather than replacing it, unless --force.\n"
       "With --max-tokens or --max-cost-usd, a judgement starts only when its worst case (the task's\n"
       "budget.maxTokens at the adjudicator's highest rate) fits beside what this invocation spent and what\n"
       "running judgements reserved; once one cannot fit, nothing more starts, no output is written, and a\n"

@@ -1,5 +1,6 @@
 #include "strata/store/fault_injection.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -38,6 +39,11 @@ int checked_fsync(int fd, bool data_only, const char* what) {
     return -1;
   }
   return data_only ? ::fdatasync(fd) : ::fsync(fd);
+}
+
+void test_stop_point(const char* step) {
+  static const char* const wanted = std::getenv("STRATA_TEST_STOP_AT");
+  if (wanted != nullptr && std::strcmp(wanted, step) == 0) ::raise(SIGSTOP);
 }
 
 }  // namespace strata::store

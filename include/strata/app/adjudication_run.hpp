@@ -25,6 +25,9 @@ struct AdjudicationSettings {
   EndpointCaller* endpoints = nullptr;  // for an endpoint adjudicator (not owned)
   engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
   std::optional<model::Shard> shard;    // --shard: judge (and write) only this part of the batch
+  // --force: judge into an output that holds another batch's judgements (its receipt names a
+  // different input ledger, configuration or selection) instead of refusing.
+  bool force = false;
 };
 
 struct AdjudicationOutcome {
@@ -43,7 +46,9 @@ struct AdjudicationOutcome {
 };
 
 // `ledger` is verified; `suite` is a parsed artifact; `provider_config` declares an adjudicator.
-// Throws strata::Error before judging anything when the batch cannot run.
+// Throws strata::Error before judging anything when the batch cannot run, or when the output
+// holds another batch's judgements (without `force`). When the output already holds this very
+// batch (its receipt and seal say so), nothing is judged and the outcome describes that output.
 AdjudicationOutcome run_adjudication(const store::LedgerSource& ledger, const model::Json& suite,
                                      const model::Json& provider_config, const AdjudicationSettings& settings);
 

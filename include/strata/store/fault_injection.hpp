@@ -9,4 +9,9 @@ namespace strata::store {
 // fsync (data_only: fdatasync) of `fd`, unless the hook makes this one fail.
 int checked_fsync(int fd, bool data_only, const char* what);
 
+// A second test hook: with STRATA_TEST_STOP_AT=<step>, the process stops itself (SIGSTOP) when
+// it reaches <step>, so that a test sees it there and kills it at exactly that step (the end of
+// an adjudication: tests/cli/adjudicate_rerun_test.sh). Unset: nothing.
+void test_stop_point(const char* step);
+
 }  // namespace strata::store
