@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
-# Workspaces survive a crash loop (issue 26): a study of 512 executions with --workspace overlay
+# Workspaces survive a crash loop (issue 26): a study of 512 executions (16 per repository) with --workspace overlay
 # --confine, and another with --workspace copy --confine, SIGKILLed at random moments (while
 # workspaces are made, run in and removed) and re-run each time. After every kill no provider
 # process is left (they die with Strata); the next start sweeps what was left and names it; at
 # the end the ledger holds every execution exactly once, completed, no workspace, probe or mount
 # is left, and the repositories are unchanged.
-# Usage: workspace_crash_test.sh <strata binary> <fixtures dir> [kills per mode]
+# Usage: workspace_crash_test.sh <strata binary> <fixtures dir> [kills per mode] [repositories=32]
+# (the sanitizer suite runs 8 repositories, 128 executions: every kill point, a quarter the work)
 STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 KILLS=${3:-8}
+REPOSITORIES=${4:-32}
 CODE=0
 . "$(dirname "$0")/lib.sh"
 
 # 32 repositories of 200 small files each (a copy takes some milliseconds: kills land in it too),
 # the suite grown to them, a pairwise plan over all 128 tasks (512 executions).
-python3 - "$WORK" "$FIX" <<'PY'
+python3 - "$WORK" "$FIX" "$REPOSITORIES" <<'PY'
 import json, os, sys
 from study_payloads import grown_pairwise_study, provider_entries, write_provider_config, write_repository_config
-work, fix = sys.argv[1:3]
-suite, plan, ids = grown_pairwise_study(fix, 20000)
+work, fix, repositories = sys.argv[1], sys.argv[2], int(sys.argv[3])
+suite, plan, ids = grown_pairwise_study(fix, 20000, repositories)
 json.dump(suite, open(f"{work}/suite.payload.json", "w"))
 plan["runId"] = "workspace-crash-01"
 json.dump(plan, open(f"{work}/plan.payload.json", "w"))
@@ -98,7 +100,7 @@ crash_loop() {
 import collections, json
 obs = json.load(open(\"$ledger\"))[\"observations\"]
 keys = collections.Counter(json.dumps(o[\"task\"], sort_keys=True) for o in obs)
-assert max(keys.values()) == 1 and len(obs) == 512, (len(obs), max(keys.values()))
+assert max(keys.values()) == 1 and len(obs) == $((REPOSITORIES * 16)), (len(obs), max(keys.values()))
 bad = [o[\"execution\"] for o in obs if o[\"execution\"][\"status\"] != \"completed\" or o[\"measurements\"][\"workspaceChangedFiles\"] != 1]
 assert not bad, bad[0]
 '" "$name: every execution exactly once, completed, one file changed in its workspace"

@@ -60,13 +60,13 @@ def write_provider_config(entries, out):
                "providers": entries}, open(out, "w"))
 
 
-def grown_pairwise_study(fix, max_runtime_ms):
+def grown_pairwise_study(fix, max_runtime_ms, repositories=32):
     """(suite, plan, repository ids): the fixture suite grown to 128 tasks and a plan over all of
     them with pairwise sampling of repository-only and deterministic-doc-bridge (4 x 128 = 512
     executions), one attempt of at most `max_runtime_ms`; the caller sets the plan's runId and
     its taskSuiteHash once the suite is sealed."""
     suite, plan = unsealed(f"{fix}/task-suite-v1.json"), unsealed(f"{fix}/run-plan-v1.json")
-    ids, tasks = grown_tasks(suite)
+    ids, tasks = grown_tasks(suite, repositories)
     suite.update(population=ids, tasks=tasks, maxRuns=1000)
     plan["taskIds"] = [t["id"] for t in tasks]
     plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4 * len(tasks),
