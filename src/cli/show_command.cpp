@@ -3,10 +3,14 @@
 // Each parses (and so verifies) one artifact and prints it as JSON or as summary lines.
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "strata/model/sampling.hpp"
 #include "strata/store/ledger_journal.hpp"
+#include "strata/store/ledger_source.hpp"
 #include "strata/model/json_access.hpp"
 
 namespace strata::cli {
@@ -87,6 +91,17 @@ Json load_ledger_with_journal(const std::string& path) {
   return model::create_artifact(ArtifactKind::ledger, std::move(payload));
 }
 
+// `strata ledger --text` needs the version, the count and the seal, not the tree: a ledger
+// without unfolded journal entries is read an observation at a time (open_ledger falls back to
+// the whole read, and its errors, for anything unusual). With a journal, the merged ledger as above.
+std::optional<std::vector<std::string>> streamed_ledger_lines(const std::string& path) {
+  const store::JournalContents journal = store::read_journal(store::journal_path_for(path));
+  if (!journal.observations.empty() || journal.dropped) return std::nullopt;
+  const std::unique_ptr<store::LedgerSource> ledger = open_ledger(path);
+  return std::vector<std::string>{"Ledger: " + ledger->ledger_version(), "Observations: " + std::to_string(ledger->size()),
+                                  "Content hash: " + ledger->content_hash()};
+}
+
 struct ShowCommand {
   const char* name;
   ArtifactKind kind;
@@ -124,6 +139,12 @@ void add_show(CLI::App& app, Action& action, const ShowCommand& command) {
     if (!sub->get_subcommands().empty()) return;  // strata ledger merge: its own action
     if (options->file.empty()) throw CLI::RequiredError("file");
     action = [options, command] {
+      if (command.kind == ArtifactKind::ledger && options->format.text) {
+        if (auto lines = streamed_ledger_lines(options->file)) {
+          print_lines(*lines);
+          return 0;
+        }
+      }
       const Json artifact = command.kind == ArtifactKind::ledger ? load_ledger_with_journal(options->file)
                                                                  : load_artifact(command.kind, options->file);
       if (options->format.text) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "strata/model/plain_ascii.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::model {
@@ -165,6 +166,7 @@ class Parser {
     // Fast path: copy runs of plain bytes in one go.
     std::size_t run = start;
     for (;;) {
+      pos_ += plain_ascii_prefix(text_.data() + pos_, text_.size() - pos_);
       if (pos_ >= text_.size()) fail(start - 1, "unterminated string");
       const auto b = static_cast<unsigned char>(text_[pos_]);
       if (b == '"') {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "strata/model/ecmascript_number.hpp"
+#include "strata/model/plain_ascii.hpp"
 #include "strata/model/utf.hpp"
 
 namespace strata::model {
@@ -60,13 +61,16 @@ void append_scalar(std::string& out, const Json& value) {
   }
 }
 
+// The canonical form's order for the members that are not array indices: UTF-16 code units.
+void canonical_rest_order(std::vector<const Member*>& all, std::size_t first_rest) {
+  std::sort(all.begin() + static_cast<std::ptrdiff_t>(first_rest), all.end(),
+            [](const Member* a, const Member* b) { return compare_utf16(a->first, b->first) < 0; });
+}
+
 void append_canonical(std::string& out, const Json& value, std::string_view skip, std::size_t level) {
   if (value.is_object()) {
     auto& members = scratch(level);
-    ordered_members(value, skip, [](std::vector<const Member*>& all, std::size_t first_rest) {
-      std::sort(all.begin() + static_cast<std::ptrdiff_t>(first_rest), all.end(),
-                [](const Member* a, const Member* b) { return compare_utf16(a->first, b->first) < 0; });
-    }, members);
+    ordered_members(value, skip, canonical_rest_order, members);
     out.push_back('{');
     bool first = true;
     for (const Member* m : members) {
@@ -164,6 +168,8 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   std::size_t run = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
+    i += plain_ascii_prefix(text.data() + i, text.size() - i);  // none of those is special
+    if (i == text.size()) break;
     const auto b = static_cast<unsigned char>(text[i]);
     if (!kStringSpecial[b]) continue;
     const char* escape = nullptr;
@@ -209,6 +215,35 @@ std::string canonical_json(const Json& value, std::string_view skip_top_level_ke
   std::string out;
   append_canonical(out, value, skip_top_level_key, 0);
   return out;
+}
+
+MemberRange append_canonical_json_marking(std::string& out, const Json& object, std::string_view key) {
+  if (!object.is_object()) {
+    append_canonical(out, object, {}, 0);
+    return {};
+  }
+  auto& members = scratch(0);
+  ordered_members(object, {}, canonical_rest_order, members);
+  MemberRange marked;
+  bool found = false;
+  out.push_back('{');
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const Member* m = members[i];
+    const std::size_t comma = out.size();
+    if (i > 0) out.push_back(',');
+    const std::size_t begin = out.size();
+    append_json_string(out, m->first);
+    out.push_back(':');
+    append_canonical(out, m->second, {}, 1);
+    if (!found && m->first == key && !is_array_index(key)) {  // as canonical_json's skip
+      found = true;
+      // The comma before it, or (when it comes first) the one after it, goes with it.
+      marked = {i > 0 ? comma : begin, out.size()};
+      if (i == 0 && members.size() > 1) ++marked.end;
+    }
+  }
+  out.push_back('}');
+  return marked;
 }
 
 std::string compact_json(const Json& value) {

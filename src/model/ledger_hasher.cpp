@@ -10,7 +10,7 @@ struct LedgerHasher::State {
   std::string suffix;  // what follows the observations in the canonical text
   bool empty = true;   // no observation hashed yet (no comma before the next one)
 
-  void feed(const std::string& text) { sha.update(text); }
+  void feed(std::string_view text) { sha.update(text); }
 };
 
 LedgerHasher::LedgerHasher(const Json& ledger) : state_(std::make_unique<State>()) {
@@ -33,9 +33,14 @@ LedgerHasher::LedgerHasher(const Json& ledger) : state_(std::make_unique<State>(
 LedgerHasher::~LedgerHasher() = default;
 
 void LedgerHasher::append(const Json& observation) {
-  std::string text = state_->empty ? "" : ",";
+  std::string text;
   append_canonical_json(text, observation);
-  state_->feed(text);
+  append_canonical(text);
+}
+
+void LedgerHasher::append_canonical(std::string_view observation_text) {
+  if (!state_->empty) state_->sha.update(",");
+  state_->sha.update(observation_text);
   state_->empty = false;
 }
 

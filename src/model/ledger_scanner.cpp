@@ -1,5 +1,7 @@
 #include "strata/model/ledger_scanner.hpp"
 
+#include "strata/model/plain_ascii.hpp"
+
 namespace strata::model {
 namespace {
 
@@ -36,6 +38,7 @@ std::size_t LedgerScanner::skip_element(std::string_view bytes, std::size_t i) {
         escaped_ = false;
         ++i;
       }
+      i += plain_ascii_prefix(p + i, n - i);
       while (i < n && p[i] != '"' && p[i] != '\\') ++i;
       if (i == n) break;
       if (p[i] == '\\') escaped_ = true;

@@ -74,6 +74,9 @@ int compare_utf16(std::string_view a, std::string_view b) {
   std::size_t i = 0;
   while (i < n && a[i] == b[i]) ++i;
   if (i == n) return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+  // Two ASCII bytes are their own UTF-16 units (the usual case for member names).
+  const auto byte_a = static_cast<unsigned char>(a[i]), byte_b = static_cast<unsigned char>(b[i]);
+  if (byte_a < 0x80 && byte_b < 0x80) return byte_a < byte_b ? -1 : 1;
   // Back up to the start of the code point holding the first difference; the shared
   // prefix guarantees both strings have a code point boundary there.
   while (i > 0 && (static_cast<unsigned char>(a[i]) & 0xC0) == 0x80) --i;

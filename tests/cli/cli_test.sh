@@ -155,6 +155,63 @@ run verify "$WORK/tampered.json" --text
 expect_code 2 "verify tampered ledger"
 expect_out_has '$.observations[0].contentHash: stored' "verify names the observation"
 
+# verify reads a ledger an observation at a time, and whole when it cannot decide that way
+# (members in an unusual order, an invalid file): the report must be the same either way.
+python3 - "$WORK" <<'PY'
+import hashlib, json, sys
+work = sys.argv[1]
+one = json.load(open(f"{work}/one.json"))
+def sealed(ledger):
+    rest = {k: v for k, v in ledger.items() if k != "contentHash"}
+    canonical = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return dict(ledger, contentHash=hashlib.sha256(canonical.encode()).hexdigest())
+# A tampered observation hash under a valid ledger seal, in the usual order and with the
+# ledger version last (which the streamed read leaves to the whole read).
+bad = dict(one, observations=[dict(one["observations"][0], contentHash="0" * 64)])
+bad = sealed(bad)
+open(f"{work}/tampered-seal.json", "w").write(json.dumps(bad, indent=2) + "\n")
+late = {k: bad[k] for k in ["type", "schemaVersion", "observations", "contentHash", "contentHashAlgo", "ledgerVersion"]}
+open(f"{work}/tampered-late.json", "w").write(json.dumps(late, indent=2) + "\n")
+text = json.dumps(one, indent=2) + "\n"
+open(f"{work}/cut.json", "w").write(text[: len(text) // 2])
+PY
+run verify "$WORK/tampered-seal.json"
+expect_code 2 "verify a tampered observation under a valid seal"
+cp "$WORK/stdout" "$WORK/verify-usual.json"
+expect_true "python3 -c '
+import json
+f = json.load(open(\"$WORK/stdout\"))[\"files\"][0]
+assert [m[\"path\"] for m in f[\"mismatches\"]] == [\"\$.observations[0].contentHash\"], f
+assert f[\"mismatches\"][0][\"stored\"] == \"0\" * 64
+'" "verify names only the tampered observation (its seal is valid)"
+run verify "$WORK/tampered-late.json"
+expect_code 2 "verify the same ledger, its version last"
+expect_true "python3 -c '
+import json
+usual = json.load(open(\"$WORK/verify-usual.json\"))[\"files\"][0]
+late = json.load(open(\"$WORK/stdout\"))[\"files\"][0]
+del usual[\"path\"], late[\"path\"]
+assert usual == late, (usual, late)
+'" "verify reports the same, streamed or whole"
+run verify "$WORK/cut.json" "$WORK/one.json" --text
+expect_code 2 "verify a cut-short ledger"
+expect_true "[ \"\$(head -1 '$WORK/stdout')\" = \"FAIL \$(sed -n 's/^strata: //p' <(\"\$STRATA\" ledger '$WORK/cut.json' 2>&1))\" ]" \
+  "verify names the syntax error as the whole read does"
+expect_out_has "OK $WORK/one.json" "verify goes on after a cut-short ledger"
+# strata ledger --text reads a ledger an observation at a time too, and whole when it cannot.
+run ledger --text "$WORK/tampered-seal.json"
+expect_code 0 "ledger --text, streamed"
+cp "$WORK/stdout" "$WORK/ledger-usual.txt"
+run ledger --text "$WORK/tampered-late.json"
+expect_code 0 "ledger --text, its version last"
+expect_true "cmp -s '$WORK/stdout' '$WORK/ledger-usual.txt'" "ledger --text prints the same, streamed or whole"
+expect_out_has "Observations: 1" "ledger --text counts the observations"
+run ledger "$WORK/cut.json"
+cp "$WORK/stderr" "$WORK/cut-whole.err"
+run ledger --text "$WORK/cut.json"
+expect_code 2 "ledger --text of a cut-short ledger"
+expect_true "cmp -s '$WORK/stderr' '$WORK/cut-whole.err'" "ledger --text names the syntax error as the whole read does"
+
 # --- bad input: one clear line naming file and location, exit 2, nothing written ----
 bad_input "hash mismatch" "Invalid controlled run-plan content hash." \
   plan <(sed 's/29e95cc2d8fa7f3e6a789884943f9d2cf20896ddb5405196b5ae869e87577d28/'"$(printf 'a%.0s' {1..64})"'/' "$FIX/run-plan-v1.json")

@@ -112,3 +112,22 @@ TEST_CASE("pretty layout is JSON.stringify(v, null, 2)", "[json]") {
         "{\n  \"1\": true,\n  \"b\": [],\n  \"a\": {},\n  \"c\": [\n    1,\n    {\n      \"d\": \"x\"\n    }\n  ]\n}");
   CHECK(compact_json(v) == R"({"1":true,"b":[],"a":{},"c":[1,{"d":"x"}]})");
 }
+
+TEST_CASE("the canonical text with a member marked is the canonical text, and without it the rest", "[hash]") {
+  const Json value = parse_json(R"({"b": 1, "contentHash": "h", "a": [2], "10": {"x": "y"}, "\u00e9": null})");
+  for (const char* key : {"contentHash", "10", "\u00e9", "a", "missing"}) {
+    INFO(key);
+    std::string text = "prefix";  // appends: the range is in the whole buffer
+    const MemberRange range = append_canonical_json_marking(text, value, key);
+    CHECK(text.substr(6) == canonical_json(value));
+    CHECK(text.substr(0, range.begin) + text.substr(range.end) == "prefix" + canonical_json(value, key));
+  }
+  for (const char* object : {R"({"contentHash": "h"})", R"({})", R"({"contentHash": "h", "z": 1})", R"({"a": 1, "contentHash": "h"})"}) {
+    INFO(object);
+    const Json only = parse_json(object);
+    std::string text;
+    const MemberRange range = append_canonical_json_marking(text, only, "contentHash");
+    CHECK(text == canonical_json(only));
+    CHECK(text.substr(0, range.begin) + text.substr(range.end) == canonical_json(only, "contentHash"));
+  }
+}

@@ -21,6 +21,18 @@ void append_json_string(std::string& out, std::string_view text);
 void append_canonical_json(std::string& out, const Json& value, std::string_view skip_top_level_key = {});
 std::string canonical_json(const Json& value, std::string_view skip_top_level_key = {});
 
+// Where one top-level member lies in a canonical text, with the comma that joins it to a
+// neighbour: the text without [begin, end) is the canonical text without that member. Empty
+// (begin == end) when the object has no such member.
+struct MemberRange {
+  std::size_t begin = 0, end = 0;
+};
+
+// Appends the canonical text of `object` (all members) and returns where its member `key` lies
+// in `out` (a key that is an array index is never marked, as canonical_json never skips one). One serialisation then serves two hashes: a ledger's, which covers each
+// observation's contentHash, and the observation's own, which leaves it out.
+MemberRange append_canonical_json_marking(std::string& out, const Json& object, std::string_view key);
+
 // JSON.stringify(value): compact, members in insertion order (array-index keys first).
 std::string compact_json(const Json& value);
 

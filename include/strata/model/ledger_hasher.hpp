@@ -21,6 +21,8 @@ class LedgerHasher {
 
   // Extends the hashed text by one observation at the end of the array.
   void append(const Json& observation);
+  // The same, for an observation already written as canonical text (append_canonical_json).
+  void append_canonical(std::string_view observation_text);
 
   // The contentHash of the ledger as extended so far.
   std::string hash() const;

@@ -39,7 +39,6 @@ class LedgerSource {
  private:
   LedgerSource() = default;
   bool read_and_verify();
-  bool header_verifies(const std::string& header_text, std::unique_ptr<model::LedgerHasher> hasher);
 
   struct Span {
     std::uint64_t begin = 0;
