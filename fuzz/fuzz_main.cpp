@@ -2,8 +2,8 @@
 // and this binary fuzzes the one its file name selects. The build links it once and makes
 // fuzz_<name> a symlink to it per target, so `fuzz/fuzz_json corpus/` fuzzes the JSON parser as
 // a binary of its own would. Why one binary: the harnesses share their heavy headers, so
-// compiling them as one unity batch and linking once costs a fraction of eleven compiles and
-// eleven sanitizer links (docs/TESTING.md).
+// compiling them as one unity batch and linking once costs a fraction of twelve compiles and
+// twelve sanitizer links (docs/TESTING.md).
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
