@@ -7,7 +7,8 @@
 # Stages (docs/TESTING.md has what each covers and its time on a fresh clone):
 #   release  the optimised build (build/), every ctest entry: unit cases and CLI tests
 #   asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
-#   tsan     the engine tests (event loop, spawn threads, fsync thread) under ThreadSanitizer
+#   tsan     the engine tests (event loop, spawn threads, fsync thread) under ThreadSanitizer; its
+#            tree builds every library without unity batches (each source file on its own)
 #   fuzz     every fuzz target's saved regression inputs, then STRATA_FUZZ_SECONDS (default 20)
 #            of fuzzing per target (scripts/fuzz.sh; a long campaign: scripts/fuzz.sh <seconds>)
 #
@@ -64,7 +65,13 @@ run_asan() {
     ctest --test-dir build-sanitize -j"$JOBS" --output-on-failure
 }
 
-build_tsan() { STRATA_OPT=-O1 BUILD_TARGETS=strata_engine_tests bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON; }
+# The TSan tree is also the one build without unity batches: every library source compiled on
+# its own proves each file includes what it uses (a unity batch hides a missing include behind a
+# neighbour's). Here it costs least: this lane has slack beside the ASan suite (docs/TESTING.md).
+build_tsan() {
+  STRATA_OPT=-O1 BUILD_TARGETS="strata_engine_tests strata_results strata_net strata_call strata_report" \
+    bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON -DCMAKE_UNITY_BUILD=OFF
+}
 run_tsan() { TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/strata_engine_tests; }
 
 build_fuzz() { STRATA_FUZZ_STEP=build bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
