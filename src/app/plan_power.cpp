@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -11,6 +10,7 @@
 #include "strata/app/run_preflight.hpp"
 #include "strata/error.hpp"
 #include "strata/model/cluster_robust.hpp"
+#include "strata/model/decimal_text.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/model/mcnemar_power.hpp"
@@ -28,13 +28,7 @@ struct PairCell {
 };
 using Cells = std::map<std::string, PairCell>;  // pair key (task, repository, replicate) -> its cluster
 
-std::string percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", fraction * 100);
-  std::string out = text;
-  if (out.size() > 2 && out.compare(out.size() - 2, 2, ".0") == 0) out.resize(out.size() - 2);
-  return out;
-}
+std::string percent(double fraction) { return model::decimal_text(fraction * 100, 1); }
 
 // A probability strictly between 0 and 1 (alpha, the target power).
 void check_probability(double value, const char* flag) {

@@ -1,10 +1,10 @@
 #include "strata/model/study_findings.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "strata/model/decimal_text.hpp"
 #include "strata/model/ecmascript_number.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/model/mcnemar_power.hpp"
@@ -12,21 +12,9 @@
 namespace strata::model {
 namespace {
 
-// At most `decimals` decimals, trailing zeros dropped; a minus sign only for a non-zero value.
-std::string decimals(double value, int count) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", count, value);
-  std::string out = text;
-  if (out.find('.') != std::string::npos) {
-    while (out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
-}
-
-std::string points(double fraction) { return decimals(fraction * 100, 1); }
+std::string points(double fraction) { return decimal_text(fraction * 100, 1); }
 std::string signed_points(double fraction) { return (fraction > 0 ? "+" : "") + points(fraction); }
-std::string p_text(const Json& p) { return p.get<double>() < 0.001 ? "<0.001" : decimals(p.get<double>(), 3); }
+std::string p_text(const Json& p) { return p.get<double>() < 0.001 ? "<0.001" : decimal_text(p.get<double>(), 3); }
 
 bool excludes_zero(const Json& interval, double null_value) {
   return !interval.is_null() && (interval[0].get<double>() > null_value || interval[1].get<double>() < null_value);
@@ -38,7 +26,7 @@ std::string clustered_text(const Json& clustered, bool as_points) {
   if (clustered["interval"].is_null()) return "; no clustered interval: " + str(clustered["note"]);
   const Json& i = clustered["interval"];
   const std::string range = as_points ? points(i[0].get<double>()) + " to " + points(i[1].get<double>())
-                                      : decimals(i[0].get<double>(), 2) + "\u2013" + decimals(i[1].get<double>(), 2);
+                                      : decimal_text(i[0].get<double>(), 2) + "\u2013" + decimal_text(i[1].get<double>(), 2);
   return "; clustered by " + str(clustered["by"]) + " (" + ecmascript_number(clustered["clusters"].get<double>()) + " clusters): " + range;
 }
 
@@ -90,7 +78,7 @@ Json success_finding(const Json& comparison) {
     if (excludes_zero(s["interval"], 0) && !clustered["interval"].is_null() && !excludes_zero(clustered["interval"], 0))
       sentence += " But the clustered interval includes 0: the difference is not consistent across " +
                   std::string(str(clustered["by"]) == "category" ? "categories" : "repositories") + " (design effect " +
-                  decimals(clustered["designEffect"].get<double>(), 1) + "), so it may hold in a few of them only.";
+                  decimal_text(clustered["designEffect"].get<double>(), 1) + "), so it may hold in a few of them only.";
   }
   out["sentence"] = sentence;
   return out;
@@ -109,14 +97,14 @@ Json measure_finding(const Json& comparison, const char* measure, const std::str
   out["adjustedP"] = values["adjustedP"];
   out["verdict"] = significant_verdict(values["adjustedP"], values["medianDifference"].get<double>());
   if (values["wilcoxon"].is_null()) out["verdict"] = "not measured";
-  std::string shown = "median difference " + decimals(values["medianDifference"].get<double>(), 4);
+  std::string shown = "median difference " + decimal_text(values["medianDifference"].get<double>(), 4);
   if (!ratio.is_null()) {
     out["estimate"] = ratio["ratio"];
     out["interval"] = ratio["interval"];
     out["clusteredInterval"] = ratio["clustered"]["interval"];
-    shown = decimals(ratio["ratio"].get<double>(), 2) + "\u00d7 the mean";
+    shown = decimal_text(ratio["ratio"].get<double>(), 2) + "\u00d7 the mean";
     if (!ratio["interval"].is_null())
-      shown += ", 95% CI " + decimals(ratio["interval"][0].get<double>(), 2) + "\u2013" + decimals(ratio["interval"][1].get<double>(), 2);
+      shown += ", 95% CI " + decimal_text(ratio["interval"][0].get<double>(), 2) + "\u2013" + decimal_text(ratio["interval"][1].get<double>(), 2);
     shown += clustered_text(ratio["clustered"], false);
   }
   const std::string adjusted = values["adjustedP"].is_null() ? str(values["note"]) : "adjusted p " + p_text(values["adjustedP"]);

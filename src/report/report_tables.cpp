@@ -1,10 +1,10 @@
 // The report's tables (provenance, arms, paired comparison, round comparison), its title and
 // notes on method, and how it prints numbers.
 #include <cmath>
-#include <cstdio>
 
 #include "plot_layout.hpp"
 #include "plots.hpp"
+#include "strata/model/decimal_text.hpp"
 #include "strata/model/json_access.hpp"
 #include "strata/report/report_parts.hpp"
 
@@ -163,17 +163,7 @@ std::string multiplicity_text(const Json& multiplicity) {
 
 }  // namespace
 
-std::string decimal(double value, int decimals) {
-  if (!std::isfinite(value)) return "–";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  std::string out = text;
-  if (out.find('.') != std::string::npos) {
-    while (out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
-}
+std::string decimal(double value, int decimals) { return std::isfinite(value) ? model::decimal_text(value, decimals) : "–"; }
 
 std::string decimal(const Json& value, int decimals) { return value.is_null() ? "–" : decimal(value.get<double>(), decimals); }
 
