@@ -78,9 +78,8 @@ Json plan_power(const Json& plan, const Json& suite, const PowerRequest& request
 
   std::map<std::string, std::map<std::string, Cells>> drawn;  // model -> scenario -> pairs
   for (const auto& cell : selection) {
-    const std::string key = str(cell["taskId"]) + "\n" + str(cell["repositoryId"]) + "\n" +
-                            model::ecmascript_number(cell["replicate"].get<double>());
-    drawn[str(cell["modelId"])][str(cell["scenarioId"])].emplace(key, PairCell{str(cell["repositoryId"]), str(cell["category"])});
+    drawn[str(cell["modelId"])][str(cell["scenarioId"])].emplace(model::pair_key(cell),
+                                                                 PairCell{str(cell["repositoryId"]), str(cell["category"])});
   }
   Json comparisons = Json::array();
   for (const auto& [model_id, scenarios] : drawn) {

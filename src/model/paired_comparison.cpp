@@ -65,9 +65,8 @@ Json mean_ratio(const PairedValues& values, ClusterBy by) {
   const auto plain = ratio_of_means(values.baseline, values.current, {});
   const auto clustered = ratio_of_means(values.baseline, values.current, values.clusters);
   if (!plain && !clustered) return nullptr;
-  double base = 0, current = 0;
-  for (std::size_t i = 0; i < values.baseline.size(); ++i) base += values.baseline[i], current += values.current[i];
-  return {{"ratio", current / base},
+  // With fewer than kMinClusters pairs neither exists; with as many, the plain one does.
+  return {{"ratio", plain ? plain->estimate : clustered->estimate},
           {"interval", plain ? interval_json(plain->interval) : Json(nullptr)},
           {"clustered", clustered_json(clustered, by, values.clusters, "ratio")}};
 }
@@ -116,6 +115,10 @@ Json paired_values(const PairedValues& values, ClusterBy by) {
 
 }  // namespace
 
+std::string pair_key(const Json& task) {
+  return str(task["taskId"]) + "\n" + str(task["repositoryId"]) + "\n" + ecmascript_number(task["replicate"].get<double>());
+}
+
 bool scenario_before(const std::string& a, const std::string& b) {
   return scenario_rank(a) != scenario_rank(b) ? scenario_rank(a) < scenario_rank(b) : a < b;
 }
@@ -124,8 +127,7 @@ const char* cluster_name(ClusterBy by) { return by == ClusterBy::category ? "cat
 
 void PairedComparison::add(const Json& o) {
   const Json& task = o["task"];
-  const std::string key = str(task["taskId"]) + "\n" + str(task["repositoryId"]) + "\n" +
-                          ecmascript_number(task["replicate"].get<double>());
+  const std::string key = pair_key(task);
   auto& cell = outcomes_[str(task["modelId"])][str(task["scenarioId"])];
   if (cell.count(key) > 0) return;
   Outcome outcome;

@@ -18,6 +18,10 @@ namespace strata::model {
 enum class ClusterBy { repository, category };
 const char* cluster_name(ClusterBy by);  // "repository", "category"
 
+// What pairs two arms' observations: the task, its repository and the replicate, from an
+// observation's "task" or a selected execution cell (both carry these members).
+std::string pair_key(const Json& task);
+
 // The order of a model's scenarios in a comparison: the earlier is the baseline (repository-only,
 // deterministic-doc-bridge, registry-assisted, then the others by name).
 bool scenario_before(const std::string& a, const std::string& b);
