@@ -7,8 +7,9 @@
 # Stages (docs/TESTING.md has what each covers and its time on a fresh clone):
 #   release  the optimised build (build/), every ctest entry: unit cases and CLI tests
 #   asan     the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build-sanitize/)
-#   tsan     the engine tests (event loop, spawn threads, fsync thread) under ThreadSanitizer; its
-#            tree builds every library without unity batches (each source file on its own)
+#   tsan     the engine tests (event loop, spawn threads, fsync thread) under ThreadSanitizer
+#   includes every source file of every target of the default build parsed on its own (no unity
+#            batches), as a plain `cmake --build` compiles it (scripts/check-includes.sh)
 #   fuzz     every fuzz target's saved regression inputs, then STRATA_FUZZ_SECONDS (default 20)
 #            of fuzzing per target (scripts/fuzz.sh; a long campaign: scripts/fuzz.sh <seconds>)
 #
@@ -21,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_STAGES=(release asan tsan fuzz)
+ALL_STAGES=(release asan tsan includes fuzz)
 STAGES=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -65,14 +66,16 @@ run_asan() {
     ctest --test-dir build-sanitize -j"$JOBS" --output-on-failure
 }
 
-# The TSan tree is also the one build without unity batches: every library source compiled on
-# its own proves each file includes what it uses (a unity batch hides a missing include behind a
-# neighbour's). Here it costs least: this lane has slack beside the ASan suite (docs/TESTING.md).
-build_tsan() {
-  STRATA_OPT=-O1 BUILD_TARGETS="strata_engine_tests strata_results strata_net strata_call strata_report" \
-    bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON -DCMAKE_UNITY_BUILD=OFF
-}
+build_tsan() { STRATA_OPT=-O1 BUILD_TARGETS=strata_engine_tests bash scripts/build.sh build-tsan -DSTRATA_TSAN=ON; }
 run_tsan() { TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/strata_engine_tests; }
+
+# Every source of every default target on its own, as a plain `cmake --build` (no unity batches)
+# compiles it: a unity batch hides a missing include or declaration behind a neighbour's (issue
+# 35, part 0). A parse of each file (-fsyntax-only) proves it for about half the CPU of the
+# non-unity TSan tree that proved it for the libraries alone; it has no run, and sits in the
+# build lane, which has slack beside the ASan suite (docs/TESTING.md).
+build_includes() { bash scripts/check-includes.sh build-includes; }
+run_includes() { :; }
 
 build_fuzz() { STRATA_FUZZ_STEP=build bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
 run_fuzz() { STRATA_FUZZ_STEP=run STRATA_FUZZ_JOBS=$JOBS bash scripts/fuzz.sh "$FUZZ_SECONDS" build-fuzz; }
@@ -97,7 +100,7 @@ step() {
 # The test suites (ctest) run in the run lane; the short runs (tsan, fuzz: a few minutes, mostly
 # wall-clock bound) in the build lane right after their build, once the earlier builds are done,
 # so they need not wait behind the long sanitizer suite.
-in_build_lane() { [ "$1" = tsan ] || [ "$1" = fuzz ]; }
+in_build_lane() { [ "$1" = tsan ] || [ "$1" = includes ] || [ "$1" = fuzz ]; }
 
 # The build lane: one build at a time, in stage order.
 build_lane() {

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "fixture.hpp"
 #include "strata/app/model_call.hpp"
 #include "strata/model/json.hpp"
 #include "test_https_server.hpp"
