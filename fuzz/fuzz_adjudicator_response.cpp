@@ -19,14 +19,14 @@
 #include "fuzz_support.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/error.hpp"
-#include "strata/model/adjudication.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/payload_shapes.hpp"
-#include "strata/model/shape.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/adjudication/adjudication.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/payload_shapes.hpp"
+#include "strata/model/json/shape.hpp"
+#include "strata/model/json/utf.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

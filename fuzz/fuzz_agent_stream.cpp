@@ -1,7 +1,7 @@
 // An agent CLI's stdout as `strata provider codex|claude|gemini|opencode` and `strata provider
 // judge` read it: byte 0 picks the reader (modulo 4: model::CodexStreamReader,
 // ClaudeStreamReader, GeminiStreamReader, OpenCodeStreamReader), the
-// rest is the stream, cut into lines at '\n' as app/agent_run's line feed does; a stream that
+// rest is the stream, cut into lines at '\n' as app/agents/agent_run's line feed does; a stream that
 // ends without a failure hands its final message to model::provider_fields_from_answer and
 // model::adjudicator_fields_from_answer. The whole input is also handed to both as an answer
 // (the model writes the answer, so it is outside input of its own).
@@ -27,12 +27,12 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/adjudicator_answer.hpp"
-#include "strata/model/agent_answer.hpp"
-#include "strata/model/claude_stream.hpp"
-#include "strata/model/codex_stream.hpp"
-#include "strata/model/gemini_stream.hpp"
-#include "strata/model/opencode_stream.hpp"
+#include "strata/model/agents/adjudicator_answer.hpp"
+#include "strata/model/agents/agent_answer.hpp"
+#include "strata/model/agents/claude_stream.hpp"
+#include "strata/model/agents/codex_stream.hpp"
+#include "strata/model/agents/gemini_stream.hpp"
+#include "strata/model/agents/opencode_stream.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

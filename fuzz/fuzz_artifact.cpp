@@ -24,12 +24,12 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/ledger_hasher.hpp"
-#include "strata/model/verification.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
+#include "strata/model/study/verification.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

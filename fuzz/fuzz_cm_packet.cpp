@@ -21,8 +21,8 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/cm_packet.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/cm/cm_packet.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

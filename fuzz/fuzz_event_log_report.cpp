@@ -1,4 +1,4 @@
-// Event-log lines as `strata usage report` reads them (app/usage_report.cpp): the input
+// Event-log lines as `strata usage report` reads them (app/cm/usage_report.cpp): the input
 // is both the global index (<home>/index.jsonl) and the log of every run it selects, and
 // goes through parse_jsonl, parse_iso_instant (via select_runs), select_runs, the two
 // UsageTally passes and both output formats. As in build_usage_report, text that is not
@@ -26,8 +26,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_support.hpp"
-#include "strata/app/usage_report.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/app/cm/usage_report.hpp"
+#include "strata/model/json/utf.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

@@ -1,5 +1,5 @@
 // The strict JSON parser every artifact, journal line and process payload goes through
-// (model/json_document.cpp), and the ECMAScript writer and canonical form behind the
+// (model/json/json_document.cpp), and the ECMAScript writer and canonical form behind the
 // content hash.
 //
 // Invariants: a text that parses writes (JSON.stringify layout) to a text that parses
@@ -11,10 +11,10 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/cm_packet.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/cm/cm_packet.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

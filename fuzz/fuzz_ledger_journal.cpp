@@ -17,10 +17,10 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/shape.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/json/shape.hpp"
 #include "strata/store/ledger_journal.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry

@@ -17,9 +17,9 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/ledger_source.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry

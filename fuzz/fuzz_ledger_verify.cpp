@@ -16,7 +16,7 @@
 
 #include "fuzz_support.hpp"
 #include "strata/error.hpp"
-#include "strata/model/verification.hpp"
+#include "strata/model/study/verification.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/streamed_verification.hpp"
 

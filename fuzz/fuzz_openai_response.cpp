@@ -1,5 +1,5 @@
 // The body of a 2xx chat-completions response as `strata call` handles it
-// (app/model_call.cpp call_provider + usage_data): cm::parse_strict("provider response"),
+// (app/cm/model_call.cpp call_provider + usage_data): cm::parse_strict("provider response"),
 // the object check, cm::completion_text, cm::extract_usage (the §1.8 aliases
 // input/prompt_tokens, output/completion_tokens, cache_read_input_tokens /
 // prompt_tokens_details.cached_tokens, cache_creation_input_tokens /
@@ -25,8 +25,8 @@
 #include "fuzz_support.hpp"
 #include "store/event_log_internal.hpp"
 #include "strata/error.hpp"
-#include "strata/model/cm_packet.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/cm/cm_packet.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 // Every harness is compiled into one binary (fuzz_main.cpp): its own namespace, and its entry
 // point registered under its name.

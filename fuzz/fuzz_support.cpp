@@ -8,12 +8,12 @@
 #include <fstream>
 #include <iterator>
 
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/observation_builder.hpp"
-#include "strata/model/provider_request.hpp"
-#include "strata/model/sampling.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/observation_builder.hpp"
+#include "strata/model/study/provider_request.hpp"
+#include "strata/model/study/sampling.hpp"
 
 namespace strata::fuzz {
 namespace {

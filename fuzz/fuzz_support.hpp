@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::fuzz {
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "strata/model/adjudication.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/adjudication/adjudication.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/event_log.hpp"
 
 using namespace strata;

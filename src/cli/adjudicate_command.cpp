@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/adjudication_run.hpp"
-#include "strata/app/hosted_endpoints.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/app/adjudication/adjudication_run.hpp"
+#include "strata/app/endpoints/hosted_endpoints.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "strata/store/ledger_source.hpp"
 #include "budget_flags.hpp"
 #include "shard_flag.hpp"

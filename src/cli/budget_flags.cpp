@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "command.hpp"
-#include "strata/model/ecmascript_number.hpp"
+#include "strata/model/json/ecmascript_number.hpp"
 
 namespace strata::cli {
 namespace {

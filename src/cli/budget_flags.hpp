@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "strata/engine/spend_budget.hpp"
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::cli {
 

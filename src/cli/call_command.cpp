@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/model_call.hpp"
+#include "strata/app/cm/model_call.hpp"
 
 namespace strata::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json.hpp"
 #include "strata/store/ledger_source.hpp"
 
 namespace strata::cli {

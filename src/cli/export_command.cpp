@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/ledger_export.hpp"
+#include "strata/app/results/ledger_export.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/ledger_source.hpp"
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/ledger_merge.hpp"
+#include "strata/app/study/ledger_merge.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {

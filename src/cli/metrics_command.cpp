@@ -5,9 +5,9 @@
 
 #include "command.hpp"
 #include "selection_flags.hpp"
-#include "strata/app/study_metrics.hpp"
-#include "strata/model/ecmascript_number.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/app/results/study_metrics.hpp"
+#include "strata/model/json/ecmascript_number.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "strata/store/ledger_source.hpp"
 
 namespace strata::cli {

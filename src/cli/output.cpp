@@ -3,8 +3,8 @@
 #include "command.hpp"
 
 #include "strata/exec/bounded_process.hpp"
-#include "strata/model/ecmascript_number.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/json/ecmascript_number.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::cli {

@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "command.hpp"
-#include "strata/app/plan_power.hpp"
-#include "strata/model/json_access.hpp"
-#include "strata/model/mcnemar_power.hpp"
+#include "strata/app/results/plan_power.hpp"
+#include "strata/model/json/json_access.hpp"
+#include "strata/model/results/mcnemar_power.hpp"
 
 namespace strata::cli {
 namespace {

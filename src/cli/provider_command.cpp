@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/agent_provider.hpp"
+#include "strata/app/agents/agent_provider.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {

@@ -5,7 +5,7 @@
 
 #include "command.hpp"
 #include "selection_flags.hpp"
-#include "strata/app/study_report.hpp"
+#include "strata/app/results/study_report.hpp"
 #include "strata/error.hpp"
 #include "strata/report/report_parts.hpp"
 #include "strata/store/artifact_file.hpp"

@@ -8,12 +8,12 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/app/execution_workspaces.hpp"
-#include "strata/app/hosted_endpoints.hpp"
-#include "strata/app/workspace_preflight.hpp"
-#include "strata/app/run_preflight.hpp"
-#include "strata/app/study_run.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/endpoints/hosted_endpoints.hpp"
+#include "strata/app/study/workspace_preflight.hpp"
+#include "strata/app/study/run_preflight.hpp"
+#include "strata/app/study/study_run.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "budget_flags.hpp"
 #include "shard_flag.hpp"
 #include "usage_log_flags.hpp"

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/model/payload_shapes.hpp"
+#include "strata/model/study/payload_shapes.hpp"
 
 namespace strata::cli {
 namespace {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/verification.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/verification.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::cli {

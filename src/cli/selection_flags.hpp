@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/app/study_metrics.hpp"
+#include "strata/app/results/study_metrics.hpp"
 
 namespace strata::cli {
 

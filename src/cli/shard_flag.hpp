@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "strata/model/shard.hpp"
+#include "strata/model/study/shard.hpp"
 
 namespace strata::cli {
 

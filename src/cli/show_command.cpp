@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "command.hpp"
-#include "strata/model/sampling.hpp"
+#include "strata/model/study/sampling.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_source.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/json/json_access.hpp"
 
 namespace strata::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "strata/app/endpoint_usage_log.hpp"
-#include "strata/model/json.hpp"
+#include "strata/app/endpoints/endpoint_usage_log.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::cli {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "strata/app/usage_report.hpp"
+#include "strata/app/cm/usage_report.hpp"
 
 namespace strata::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "command.hpp"
-#include "strata/model/verification.hpp"
+#include "strata/model/study/verification.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/streamed_verification.hpp"

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "strata/error.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/utf.hpp"
 
 namespace strata::engine {
 namespace {

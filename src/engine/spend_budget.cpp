@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "strata/model/cost.hpp"
+#include "strata/model/study/cost.hpp"
 
 namespace strata::engine {
 namespace {

@@ -1,7 +1,7 @@
 #include "strata/exec/bounded_process.hpp"
 
 #include "strata/error.hpp"
-#include "strata/model/content_hash.hpp"
+#include "strata/model/study/content_hash.hpp"
 #include "strata/exec/awaitable_tuple.hpp"
 
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 
 #include "plot_layout.hpp"
 #include "plots.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/json/json_access.hpp"
 
 namespace strata::report {
 namespace {

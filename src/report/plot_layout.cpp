@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "strata/model/json_access.hpp"
+#include "strata/model/json/json_access.hpp"
 
 namespace strata::report {
 

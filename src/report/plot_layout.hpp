@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 #include "svg_canvas.hpp"
 
 namespace strata::report {

@@ -1,6 +1,6 @@
 #pragma once
 // The report's plots (report_plots() in strata/report/report_parts.hpp puts them in order).
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 #include "strata/report/report_parts.hpp"
 
 namespace strata::report {

@@ -4,8 +4,8 @@
 
 #include "plot_layout.hpp"
 #include "plots.hpp"
-#include "strata/model/decimal_text.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/results/decimal_text.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "strata/report/report_parts.hpp"
 
 namespace strata::report {

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "strata/error.hpp"
-#include "strata/model/json_document.hpp"
+#include "strata/model/json/json_document.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_append.hpp"
 #include "strata/store/fault_injection.hpp"

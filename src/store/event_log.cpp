@@ -12,7 +12,7 @@
 #include "lifecycle_gate.hpp"
 #include "run_selection.hpp"
 #include "state_index.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/json/utf.hpp"
 
 namespace strata::store {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "event_log_internal.hpp"
-#include "strata/model/lifecycle_state.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/cm/lifecycle_state.hpp"
+#include "strata/model/json/utf.hpp"
 
 namespace strata::store::event_log {
 namespace {

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "strata/error.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/fault_injection.hpp"

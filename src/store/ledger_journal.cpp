@@ -10,10 +10,10 @@
 #include <unordered_set>
 
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
 

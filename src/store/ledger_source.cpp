@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "strata/error.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/ledger_stream.hpp"
 

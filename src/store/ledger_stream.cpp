@@ -9,12 +9,12 @@
 #include <memory>
 #include <vector>
 
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_access.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/ledger_hasher.hpp"
-#include "strata/model/ledger_scanner.hpp"
-#include "strata/model/shape.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_access.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
+#include "strata/model/study/ledger_scanner.hpp"
+#include "strata/model/json/shape.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::store {

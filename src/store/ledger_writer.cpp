@@ -3,9 +3,9 @@
 #include <unordered_set>
 
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/ledger_hasher.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::store {

@@ -1,9 +1,9 @@
 // §2.1 steps 2-8 of usage-lifecycle.md over the authoritative log's digest. The state
-// machines themselves are model/lifecycle_state; this file only decides which of them a
+// machines themselves are model/cm/lifecycle_state; this file only decides which of them a
 // candidate meets, in the spec's order, and what "cannot be verified" means for a log.
 #include "lifecycle_gate.hpp"
 
-#include "strata/model/lifecycle_state.hpp"
+#include "strata/model/cm/lifecycle_state.hpp"
 
 namespace strata::store::event_log {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "event_log_internal.hpp"
-#include "strata/model/python_json_line.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/json/python_json_line.hpp"
+#include "strata/model/json/utf.hpp"
 
 namespace strata::store::event_log {
 namespace {

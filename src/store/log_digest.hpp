@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "strata/model/lifecycle_state.hpp"
+#include "strata/model/cm/lifecycle_state.hpp"
 
 namespace strata::store::event_log {
 

@@ -5,7 +5,7 @@
 #include <cerrno>
 
 #include "strata/error.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::store {

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "event_log_internal.hpp"
-#include "strata/model/python_json_line.hpp"
+#include "strata/model/json/python_json_line.hpp"
 #include "strata/store/file_descriptor.hpp"
 
 namespace strata::store::event_log {

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_access.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_access.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_stream.hpp"
 

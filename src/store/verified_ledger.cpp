@@ -7,10 +7,10 @@
 #include <algorithm>
 
 #include "strata/error.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_append.hpp"

@@ -6,7 +6,7 @@
 
 
 #include "strata/error.hpp"
-#include "strata/model/content_hash.hpp"
+#include "strata/model/study/content_hash.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/workspace/tree_entries.hpp"

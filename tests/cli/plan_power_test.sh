@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # strata plan <plan> --suite S --power (docs/METRICS.md "Power"): the pairs of each comparison
 # counted from the plan's own selection (recounted here from `strata select` and the sampling
-# rules), the detectable difference, power and pairs needed equal to model/mcnemar_power's (the
+# rules), the detectable difference, power and pairs needed equal to model/results/mcnemar_power's (the
 # probe; power_statistics_test.sh checks those against exact Python), the plain sentence, the
 # plan that draws no pair, and every refusal (message, exit code, nothing on stdout).
 # Usage: plan_power_test.sh <strata binary> <strata-stats-probe binary> <fixtures dir>
@@ -62,7 +62,7 @@ def pairs_of(cells):
 
 def check(power, expected, alpha, target, discordance, effect, name):
     """The comparisons are `expected` ((model, baseline, current) -> (pairs, repositories or None))
-    and their numbers are model/mcnemar_power's for these assumptions."""
+    and their numbers are model/results/mcnemar_power's for these assumptions."""
     got = {(c["modelId"], c["baselineScenarioId"], c["currentScenarioId"]): c for c in power["comparisons"]}
     if set(got) != set(expected):
         failures.append(f"{name}: comparisons {sorted(got)} != {sorted(expected)}")

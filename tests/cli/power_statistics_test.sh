@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# model/mcnemar_power, model/cluster_robust and model/multiplicity against an independent
+# model/results/mcnemar_power, model/results/cluster_robust and model/results/multiplicity against an independent
 # computation in Python's standard library (no SciPy, see statistics_test.sh): the power of the
 # exact McNemar test summed exactly in rational arithmetic over every (discordant, favouring)
 # count, the detectable effect and the pairs needed checked against that exact power (the pairs

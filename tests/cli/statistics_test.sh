@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# model/statistics against an independent computation in Python's standard library (SciPy cannot
+# model/results/statistics against an independent computation in Python's standard library (SciPy cannot
 # be installed beside libboost1.81-dev, see docs/DECISIONS.md): exact binomial sums with integer
 # arithmetic, the signed-rank null distribution by brute-force enumeration of every sign pattern,
 # the normal distribution from statistics.NormalDist, and textbook Wilson intervals.

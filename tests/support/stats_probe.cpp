@@ -1,5 +1,5 @@
-// Test support: model/statistics, model/mcnemar_power, model/cluster_robust and
-// model/multiplicity on the cases given as JSON on stdin, results as JSON on stdout, so
+// Test support: model/results/statistics, model/results/mcnemar_power, model/results/cluster_robust and
+// model/results/multiplicity on the cases given as JSON on stdin, results as JSON on stdout, so
 // tests/cli/statistics_test.sh and tests/cli/power_statistics_test.sh can check them against an
 // independent computation in Python.
 // Input: [{"kind": "wilson", "successes": k, "n": n} | {"kind": "mcnemar", "b": b, "c": c, "n": n}
@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/cluster_robust.hpp"
-#include "strata/model/json.hpp"
-#include "strata/model/json_access.hpp"
-#include "strata/model/mcnemar_power.hpp"
-#include "strata/model/multiplicity.hpp"
-#include "strata/model/statistics.hpp"
+#include "strata/model/results/cluster_robust.hpp"
+#include "strata/model/json/json.hpp"
+#include "strata/model/json/json_access.hpp"
+#include "strata/model/results/mcnemar_power.hpp"
+#include "strata/model/results/multiplicity.hpp"
+#include "strata/model/results/statistics.hpp"
 
 using strata::model::Json;
 

@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include "fixture.hpp"
-#include "strata/model/adjudication.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/payload_shapes.hpp"
-#include "strata/model/provider_request.hpp"
+#include "strata/model/adjudication/adjudication.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/study/payload_shapes.hpp"
+#include "strata/model/study/provider_request.hpp"
 
 using namespace strata::model;
 

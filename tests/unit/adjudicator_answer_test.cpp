@@ -1,4 +1,4 @@
-// model/adjudicator_answer: the judgement a coding agent returns as the independent adjudicator
+// model/agents/adjudicator_answer: the judgement a coding agent returns as the independent adjudicator
 // (`strata provider judge`), checked against the judgement part of the reference's
 // study-adjudicator-output.schema.json (in the fixtures): the same enum, bounds and pattern.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fixture.hpp"
-#include "strata/model/adjudicator_answer.hpp"
+#include "strata/model/agents/adjudicator_answer.hpp"
 
 using strata::model::adjudicator_fields_from_answer;
 using strata::model::Json;

@@ -1,4 +1,4 @@
-// model/agent_answer: an agent's structured answer checked against the provider output schema
+// model/agents/agent_answer: an agent's structured answer checked against the provider output schema
 // (the reference's study-provider-output.schema.json, in the fixtures) and mapped to the
 // provider response fields; evidence ids normalised as study-v1 §3.12 says (hashes computed
 // with Python's hashlib).
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fixture.hpp"
-#include "strata/model/agent_answer.hpp"
+#include "strata/model/agents/agent_answer.hpp"
 
 using strata::model::Json;
 using strata::model::provider_fields_from_answer;

@@ -1,12 +1,12 @@
-// model/arm_metrics and model/metric_comparison: quantiles, the success rate, and target verdicts
+// model/results/arm_metrics and model/results/metric_comparison: quantiles, the success rate, and target verdicts
 // at their edges (a change from 0, equal values, missing sides). Values checked by hand and with
 // Python's statistics.quantiles(method="inclusive").
 #include <catch2/catch.hpp>
 
 #include <string>
 
-#include "strata/model/arm_metrics.hpp"
-#include "strata/model/metric_comparison.hpp"
+#include "strata/model/results/arm_metrics.hpp"
+#include "strata/model/results/metric_comparison.hpp"
 
 using strata::model::Json;
 

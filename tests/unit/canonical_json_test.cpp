@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 
-#include "strata/model/content_hash.hpp"
-#include "strata/model/ecmascript_number.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/utf.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/ecmascript_number.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/json/utf.hpp"
 
 using namespace strata::model;
 

@@ -1,4 +1,4 @@
-// model/claude_stream: the `claude -p --output-format stream-json --verbose` message stream
+// model/agents/claude_stream: the `claude -p --output-format stream-json --verbose` message stream
 // (docs/AGENT_STREAMS.md §2) read a line at a time: usage (cache reads as cached input), the
 // reported cost, tool calls (StructuredOutput is not one), byte and time telemetry, the answer
 // from structured_output, and each way a stream fails. The lines follow the public format (the
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "strata/model/claude_stream.hpp"
+#include "strata/model/agents/claude_stream.hpp"
 
 using strata::model::ClaudeStreamReader;
 

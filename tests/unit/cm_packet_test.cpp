@@ -5,7 +5,7 @@
 
 #include "fixture.hpp"
 #include "strata/error.hpp"
-#include "strata/model/cm_packet.hpp"
+#include "strata/model/cm/cm_packet.hpp"
 
 using namespace strata::model;
 using namespace strata::model::cm;

@@ -1,4 +1,4 @@
-// model/codex_stream: the `codex exec --json` event stream (docs/AGENT_STREAMS.md §1) read a line
+// model/agents/codex_stream: the `codex exec --json` event stream (docs/AGENT_STREAMS.md §1) read a line
 // at a time: usage, tool calls, byte and time telemetry, the final message, and each way a
 // stream fails. The lines follow the public format (openai/codex exec_events.rs), including the
 // duplicate "id" of web_search items.
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "strata/model/codex_stream.hpp"
+#include "strata/model/agents/codex_stream.hpp"
 
 using strata::model::CodexStreamReader;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "strata/model/cost.hpp"
+#include "strata/model/study/cost.hpp"
 
 using strata::model::cost_usd;
 using strata::model::Pricing;

@@ -3,13 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include "fixture.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/cm_packet.hpp"
-#include "strata/model/endpoint_request.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/observation_builder.hpp"
-#include "strata/model/provider_request.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/cm/cm_packet.hpp"
+#include "strata/model/study/endpoint_request.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/observation_builder.hpp"
+#include "strata/model/study/provider_request.hpp"
 
 using namespace strata::model;
 using strata::test::fixture;

@@ -1,11 +1,11 @@
-// model/export_row: RFC 4180 fields and the flat row of an observation (strata export).
+// model/results/export_row: RFC 4180 fields and the flat row of an observation (strata export).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <set>
 #include <string>
 
-#include "strata/model/export_row.hpp"
+#include "strata/model/results/export_row.hpp"
 
 using strata::model::Json;
 

@@ -1,8 +1,8 @@
 #include "fixture.hpp"
 
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_document.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_document.hpp"
 #include "strata/store/artifact_file.hpp"
 
 namespace strata::test {

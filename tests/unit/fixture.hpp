@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::test {
 
@@ -17,7 +17,7 @@ std::string error_of(const std::function<void()>& operation);
 // The same without the location: just the message.
 std::string message_of(const std::function<void()>& operation);
 
-// An agent stream reader (model/agent_stream) fed `lines`, each 10 ms after the one before.
+// An agent stream reader (model/agents/agent_stream) fed `lines`, each 10 ms after the one before.
 template <class Reader>
 Reader read_stream(const std::vector<std::string>& lines) {
   Reader reader;

@@ -1,4 +1,4 @@
-// model/gemini_stream: the `gemini -p "" --output-format stream-json` stream of Gemini CLI 0.61.0
+// model/agents/gemini_stream: the `gemini -p "" --output-format stream-json` stream of Gemini CLI 0.61.0
 // read a line at a time. The lines are the real CLI's, recorded against the scripted model
 // server (tests/support/model_server.py; the session ids and timestamps shortened): the
 // answer is the assistant's text after the last tool event, its deltas joined; the usage from
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "strata/model/gemini_stream.hpp"
+#include "strata/model/agents/gemini_stream.hpp"
 
 using strata::model::GeminiStreamReader;
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "strata/error.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 using strata::model::Json;
 using strata::model::parse_json;

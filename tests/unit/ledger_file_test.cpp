@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
 
 using strata::model::Json;

@@ -1,8 +1,8 @@
-// model/lifecycle_state: the usage-lifecycle input rules (§1.2), the resource and test_run
+// model/cm/lifecycle_state: the usage-lifecycle input rules (§1.2), the resource and test_run
 // state machines (§2.3, §2.4) and the completion refusals (§3), without files.
 #include <catch2/catch.hpp>
 
-#include "strata/model/lifecycle_state.hpp"
+#include "strata/model/cm/lifecycle_state.hpp"
 
 using strata::model::Json;
 namespace lifecycle = strata::model::lifecycle;

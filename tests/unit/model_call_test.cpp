@@ -5,8 +5,8 @@
 #include <string>
 
 #include "fixture.hpp"
-#include "strata/app/model_call.hpp"
-#include "strata/model/json.hpp"
+#include "strata/app/cm/model_call.hpp"
+#include "strata/model/json/json.hpp"
 #include "test_https_server.hpp"
 
 using namespace strata::app;

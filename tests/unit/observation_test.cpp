@@ -5,12 +5,12 @@
 #include "fixture.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_document.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/ledger_index.hpp"
-#include "strata/model/observation_builder.hpp"
-#include "strata/model/provider_request.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/ledger_index.hpp"
+#include "strata/model/study/observation_builder.hpp"
+#include "strata/model/study/provider_request.hpp"
 
 using namespace strata::model;
 using strata::test::fixture;

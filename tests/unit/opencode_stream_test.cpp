@@ -1,4 +1,4 @@
-// model/opencode_stream: the `opencode run --format json` stream of OpenCode 1.18.33 read a line
+// model/agents/opencode_stream: the `opencode run --format json` stream of OpenCode 1.18.33 read a line
 // at a time. The lines are the real CLI's, recorded against the scripted model server (ids,
 // paths and metadata shortened): usage summed over the steps (cache reads and writes added to
 // the input, reasoning to the output), the answer from the step that finished with "stop",
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "strata/model/opencode_stream.hpp"
+#include "strata/model/agents/opencode_stream.hpp"
 
 using strata::model::OpenCodeStreamReader;
 

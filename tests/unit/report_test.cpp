@@ -1,4 +1,4 @@
-// strata report's data and rendering (app/study_report, report/): what a hostile ledger value
+// strata report's data and rendering (app/results/study_report, report/): what a hostile ledger value
 // becomes in HTML and Markdown, how numbers print, when the heat map switches to categories,
 // and that the same data give the same bytes.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fixture.hpp"
-#include "strata/app/study_report.hpp"
+#include "strata/app/results/study_report.hpp"
 #include "strata/report/report_parts.hpp"
 #include "strata/store/ledger_source.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "strata/model/content_hash.hpp"
-#include "strata/model/ledger_hasher.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
 
 using strata::model::Json;
 using strata::model::LedgerHasher;

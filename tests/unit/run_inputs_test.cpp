@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "strata/app/run_inputs.hpp"
+#include "strata/app/study/run_inputs.hpp"
 
 using strata::app::changed_inputs;
 using strata::model::Json;

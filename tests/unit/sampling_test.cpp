@@ -5,9 +5,9 @@
 
 #include "fixture.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/sampling.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/sampling.hpp"
 
 using namespace strata::model;
 

@@ -1,4 +1,4 @@
-// model/shard (--shard I/N and --shard auto) and app/ledger_merge (strata ledger merge), issue 17:
+// model/study/shard (--shard I/N and --shard auto) and app/study/ledger_merge (strata ledger merge), issue 17:
 //  - the partition: for every selection length and N in 1..16 the shards are disjoint, their
 //    union is the selection, and their sizes differ by at most one;
 //  - the property: for random studies (one or two runs of random lengths) and N in 1..16, merging
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "fixture.hpp"
-#include "strata/app/ledger_merge.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/shard.hpp"
+#include "strata/app/study/ledger_merge.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/shard.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/ledger_source.hpp"
 

@@ -13,11 +13,11 @@
 
 #include "fixture.hpp"
 #include "strata/error.hpp"
-#include "strata/model/artifact.hpp"
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_writer.hpp"
-#include "strata/model/ledger_hasher.hpp"
-#include "strata/model/verification.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
+#include "strata/model/study/verification.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/streamed_verification.hpp"
 

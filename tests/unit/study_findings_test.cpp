@@ -1,4 +1,4 @@
-// model/study_findings: one family per report (every test of the paired comparisons, the ones
+// model/results/study_findings: one family per report (every test of the paired comparisons, the ones
 // without a test left out and marked null), the verdicts at their edges (adjusted p just below
 // and at 0.05, direction from the difference or the median shift, no test, no pairs), and the
 // sentence for an effect the clustered interval does not confirm. The adjustments themselves
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "strata/model/study_findings.hpp"
+#include "strata/model/results/study_findings.hpp"
 
 using strata::model::Json;
 using strata::model::Multiplicity;

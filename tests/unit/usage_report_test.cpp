@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/app/usage_report.hpp"
+#include "strata/app/cm/usage_report.hpp"
 
 namespace fs = std::filesystem;
 using strata::app::build_usage_report;

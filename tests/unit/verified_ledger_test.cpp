@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/content_hash.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/json/json_writer.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/verified_ledger.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "strata/exec/process_spec.hpp"
-#include "strata/model/observation_builder.hpp"
+#include "strata/model/study/observation_builder.hpp"
 
 namespace strata::engine {
 
@@ -16,7 +16,7 @@ model::AttemptRecord attempt_record(const exec::ProcessResult& result, std::size
 
 }  // namespace strata::engine
 
-#include "strata/model/adjudication.hpp"
+#include "strata/model/adjudication/adjudication.hpp"
 
 namespace strata::engine {
 

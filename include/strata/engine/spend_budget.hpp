@@ -5,7 +5,7 @@
 // (budget_gate.hpp) waits on it.
 #include <optional>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::engine {
 

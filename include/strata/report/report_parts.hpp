@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::report {
 

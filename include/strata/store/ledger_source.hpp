@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "strata/model/json.hpp"
-#include "strata/model/ledger_hasher.hpp"
+#include "strata/model/json/json.hpp"
+#include "strata/model/study/ledger_hasher.hpp"
 #include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {

@@ -20,8 +20,8 @@
 #include <string>
 #include <string_view>
 
-#include "strata/model/json.hpp"
-#include "strata/model/json_writer.hpp"
+#include "strata/model/json/json.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 namespace strata::store {
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::store {
 

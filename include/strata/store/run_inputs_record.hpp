@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "strata/model/json.hpp"
+#include "strata/model/json/json.hpp"
 
 namespace strata::store {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "strata/model/verification.hpp"
+#include "strata/model/study/verification.hpp"
 
 namespace strata::store {
 

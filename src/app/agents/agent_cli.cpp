@@ -1,0 +1,188 @@
+#include "strata/app/agents/agent_cli.hpp"
+
+#include <cstdlib>
+
+#include "strata/error.hpp"
+#include "strata/model/agents/claude_stream.hpp"
+#include "strata/model/agents/codex_stream.hpp"
+#include "strata/model/agents/gemini_stream.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/agents/opencode_stream.hpp"
+
+namespace strata::app {
+namespace {
+
+using model::Json;
+
+void append(std::vector<std::string>& args, const std::vector<std::string>& more) { args.insert(args.end(), more.begin(), more.end()); }
+
+// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run): the request,
+// then the schema as an instruction. Strata checks the answer against it all the same.
+std::string with_answer_instruction(const std::string& prompt, const std::string& schema_text) {
+  return prompt + "\n\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), valid against this JSON Schema: " +
+         schema_text + "\n";
+}
+
+// codex exec: --sandbox read-only is the OS sandbox (Landlock + seccomp) every command and patch
+// the model asks for runs under; --ephemeral and --ignore-user-config keep the run from reading
+// or leaving state in CODEX_HOME beyond its credentials.
+AgentInvocation codex(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_path) {
+  AgentInvocation run{{"exec", "--json", "--ephemeral", "--ignore-user-config", "--skip-git-repo-check", "--sandbox",
+                       options.tools.writes ? "workspace-write" : "read-only"},
+                      {},
+                      prompt};
+  if (!options.tools.web) append(run.args, {"-c", "web_search=\"disabled\""});
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, {"--output-schema", schema_path});
+  append(run.args, options.extra_args);
+  run.args.push_back("-");  // the prompt: stdin
+  return run;
+}
+
+// claude -p: the built-in tools are named (--tools): reading and Bash, whose commands dontAsk
+// lets through only when they need no asking (a command that writes is refused), plus
+// sub-agents and the web tools when the policy turns them on. Without --tools Claude Code 2.1.328
+// also offers scheduling, worktree, workflow and skill tools. The file-writing tools are
+// disallowed besides, should agent arguments add them back.
+AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
+  std::string tools = "Bash,Read";
+  if (options.tools.subagents) tools += ",Task";
+  if (options.tools.web) tools += ",WebFetch,WebSearch";
+  if (options.tools.writes) tools += ",Edit,Write";
+  AgentInvocation run{{"-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence", "--tools", tools,
+                       "--permission-mode", options.tools.writes ? "acceptEdits" : "dontAsk"},
+                      {},
+                      prompt};
+  if (!options.tools.writes) append(run.args, {"--disallowedTools", "Edit,Write,NotebookEdit"});
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, {"--json-schema", schema_text});
+  append(run.args, options.extra_args);
+  return run;  // no prompt argument: print mode reads it from stdin
+}
+
+// gemini -p "": headless, the prompt on stdin (the -p text, empty, is appended to it). In
+// headless mode with the default approval mode the CLI does not even register the tools that
+// would need asking (write_file, replace, run_shell_command): that is its read-only setting. A
+// policy file (the side file; --policy) denies them besides, and every tool that reaches beyond
+// the repository: a denied tool is not offered to the model. (A system settings file would do
+// the same, but the CLI skips one whose directories others may write to, as TMPDIR's are.)
+// Every '@' becomes \u0040, the same JSON: the CLI expands "@path" in a prompt into the file's
+// content.
+AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
+                       const std::string& policy_path) {
+  std::string escaped;
+  for (const char c : with_answer_instruction(prompt, schema_text)) {
+    if (c == '@') escaped += "\\u0040";
+    else escaped += c;
+  }
+  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust", "--policy", policy_path}, {}, escaped};
+  if (options.tools.writes) append(run.args, {"--approval-mode", "auto_edit"});  // registers and allows the edit tools
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;
+}
+
+std::string gemini_policy(const ToolPolicy& tools) {
+  // save_memory writes to the user's GEMINI.md, which later runs would read: never.
+  std::string denied = R"("run_shell_command", "save_memory", "enter_plan_mode")";
+  if (!tools.writes) denied += R"(, "write_file", "replace")";
+  if (!tools.web) denied += R"(, "web_fetch", "google_web_search")";
+  if (!tools.subagents) denied += R"(, "invoke_agent")";
+  return "# strata provider gemini: the tools a study run may not use\n[[rule]]\ntoolName = [" + denied +
+         "]\ndecision = \"deny\"\npriority = 900\n";
+}
+
+// opencode run: permissions deny every tool that writes or reaches out (a denied tool is not
+// offered to the model); they go in OPENCODE_CONFIG_CONTENT over the provider's own (which keeps
+// its model provider settings), and a repository's opencode.json, which would override them, is
+// not read.
+AgentInvocation opencode(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
+  Json config = Json::object();
+  if (const char* own = std::getenv("OPENCODE_CONFIG_CONTENT"); own && *own) {
+    try {
+      config = model::parse_json(own);
+    } catch (const Error&) {
+      throw Error("OPENCODE_CONFIG_CONTENT is not JSON");
+    }
+    if (!config.is_object()) throw Error("OPENCODE_CONFIG_CONTENT is not a JSON object");
+  }
+  const char* web = options.tools.web ? "allow" : "deny";
+  config["permission"] = Json{{"edit", options.tools.writes ? "allow" : "deny"},  {"bash", "deny"},       {"webfetch", web},
+                              {"websearch", web}, {"task", options.tools.subagents ? "allow" : "deny"},
+                              {"external_directory", "deny"}, {"doom_loop", "deny"}, {"skill", "deny"},
+                              {"todowrite", "deny"}, {"question", "deny"}};
+  config["autoupdate"] = false;
+  config["share"] = "disabled";
+  config["snapshot"] = false;
+  AgentInvocation run{{"run", "--format", "json"},
+                      {"OPENCODE_CONFIG_CONTENT=" + model::compact_json(config), "OPENCODE_DISABLE_PROJECT_CONFIG=1",
+                       "OPENCODE_DISABLE_AUTOUPDATE=1"},
+                      with_answer_instruction(prompt, schema_text)};
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;  // no message argument: run reads it from stdin
+}
+
+}  // namespace
+
+const char* agent_cli_name(AgentCli cli) {
+  switch (cli) {
+    case AgentCli::codex: return "codex";
+    case AgentCli::claude: return "claude";
+    case AgentCli::gemini: return "gemini";
+    case AgentCli::opencode: return "opencode";
+  }
+  return "?";
+}
+
+std::optional<AgentSideFile> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text) {
+  if (cli == AgentCli::codex) return AgentSideFile{schema_text, ".json"};
+  if (cli == AgentCli::gemini) return AgentSideFile{gemini_policy(options.tools), ".toml"};
+  return std::nullopt;
+}
+
+AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
+                                 const std::string& side_file) {
+  switch (cli) {
+    case AgentCli::codex: return codex(options, prompt, side_file);
+    case AgentCli::claude: return claude(options, prompt, schema_text);
+    case AgentCli::gemini: return gemini(options, prompt, schema_text, side_file);
+    case AgentCli::opencode: return opencode(options, prompt, schema_text);
+  }
+  return {};
+}
+
+std::string agent_invocation_summary(AgentCli cli) {
+  switch (cli) {
+    case AgentCli::codex:
+      return "Runs codex exec --json --ephemeral --ignore-user-config --skip-git-repo-check --sandbox read-only (workspace-write\n"
+             "with --allow-writes)\n"
+             "[-c web_search=\"disabled\"] [--model M] --output-schema <schema file> [agent args] -";
+    case AgentCli::claude:
+      return "Runs claude -p --output-format stream-json --verbose --no-session-persistence --tools Bash,Read[,Task][,WebFetch,WebSearch]\n"
+             "--permission-mode dontAsk --disallowedTools Edit,Write,NotebookEdit [--model M] --json-schema <schema> [agent args]\n"
+             "(with --allow-writes: --tools ...,Edit,Write --permission-mode acceptEdits)";
+    case AgentCli::gemini:
+      return "Runs gemini -p \"\" --output-format stream-json --skip-trust --policy <file> [--model M] [agent args], headless\n"
+             "(its tools that write are not registered), the policy denying them and the memory, sub-agent and web tools,\n"
+             "the schema in the prompt (with --allow-writes: --approval-mode auto_edit, write_file and replace allowed)";
+    case AgentCli::opencode:
+      return "Runs opencode run --format json [--model M] [agent args] with OPENCODE_CONFIG_CONTENT denying edit, bash, web,\n"
+             "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt\n"
+             "(with --allow-writes: edit allowed)";
+  }
+  return {};
+}
+
+std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
+  switch (cli) {
+    case AgentCli::codex: return std::make_unique<model::CodexStreamReader>();
+    case AgentCli::claude: return std::make_unique<model::ClaudeStreamReader>();
+    case AgentCli::gemini: return std::make_unique<model::GeminiStreamReader>();
+    case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
+  }
+  return nullptr;
+}
+
+}  // namespace strata::app

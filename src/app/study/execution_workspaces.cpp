@@ -1,0 +1,150 @@
+#include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/study/workspace_preflight.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "strata/error.hpp"
+#include "strata/model/json/json_access.hpp"
+#include "strata/workspace/confinement.hpp"
+#include "strata/workspace/tree_copy.hpp"
+#include "strata/workspace/workspace_patch.hpp"
+
+namespace strata::app {
+namespace {
+
+namespace fs = std::filesystem;
+using workspace::WorkspaceMode;
+
+void make_directory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(std::string("cannot make the workspace: ") + std::strerror(errno), path);
+}
+
+std::vector<std::string> absolute_entries(const std::string& list) {
+  std::vector<std::string> entries;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(':', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string entry = list.substr(start, end - start);
+    if (!entry.empty() && entry.front() == '/') entries.push_back(fs::path(entry).lexically_normal().string());
+    start = end + 1;
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::string workspaces_root_for(const std::string& ledger_path) {
+  return fs::absolute(ledger_path).lexically_normal().string() + ".workspaces";
+}
+
+ExecutionWorkspaces::ExecutionWorkspaces(workspace::WorkspaceSettings settings, WorkspaceTools tools,
+                                         const std::string& ledger_path)
+    : settings_(std::move(settings)), tools_(std::move(tools)), ledger_path_(ledger_path),
+      root_(workspaces_root_for(ledger_path)) {
+  tools_.hidden.push_back(root_);
+}
+
+void ExecutionWorkspaces::sweep_stale() const {
+  sweep_stale_probes(ledger_path_);
+  std::error_code error;
+  if (!fs::is_directory(root_, error)) return;
+  for (fs::directory_iterator it(root_, error), end; !error && it != end; it.increment(error)) {
+    const std::string path = it->path().string();
+    if (workspace::remove_tree(path))
+      std::fprintf(stderr, "strata: removed a workspace an interrupted run left: %s\n", path.c_str());
+    else
+      std::fprintf(stderr, "strata: cannot remove a workspace an interrupted run left (still in use?): %s\n", path.c_str());
+  }
+}
+
+AttemptWorkspace ExecutionWorkspaces::make(const std::string& name, const std::string& repository) const {
+  AttemptWorkspace made{root_ + "/" + name, repository, repository};
+  make_directory(root_);
+  workspace::remove_tree(made.directory);  // an attempt's name is used once per run: a leftover
+  make_directory(made.directory);
+  try {
+    if (settings_.mode == WorkspaceMode::overlay) {
+      make_directory(made.directory + "/upper");
+      make_directory(made.directory + "/work");
+    } else {
+      workspace::copy_tree(repository, made.directory + "/tree");
+      if (!settings_.confine) made.view = made.directory + "/tree";  // confined: bound at the repository's path
+    }
+  } catch (...) {
+    workspace::remove_tree(made.directory);
+    throw;
+  }
+  return made;
+}
+
+void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& made, const model::Json& provider) const {
+  std::vector<std::string> command{spec.program};
+  command.insert(command.end(), spec.args.begin(), spec.args.end());
+  std::string program = spec.program;
+  if (settings_.confine) {
+    workspace::Confinement confinement;
+    confinement.bwrap = tools_.bwrap;
+    if (settings_.mode == WorkspaceMode::copy) confinement.workspace = made.directory + "/tree";
+    confinement.repository = made.repository;
+    confinement.hidden = tools_.hidden;
+    // PATH (always passed) is where the provider finds its programs: shown read-only. A variable
+    // the provider's allowlist names explicitly shows the directories it names, writable (an
+    // agent's home holds its sessions); HOME passed by default stays hidden.
+    for (const auto& variable : spec.env)
+      if (variable.rfind("PATH=", 0) == 0)
+        for (auto& entry : absolute_entries(variable.substr(5))) confinement.named_read_only.push_back(std::move(entry));
+    for (const auto& directory : settings_.shown) confinement.named_read_only.push_back(directory);
+    for (const auto& name : provider.value("envAllowlist", model::Json::array())) {
+      const char* value = std::getenv(model::str(name).c_str());
+      if (value == nullptr || model::str(name) == "PATH") continue;
+      for (auto& entry : absolute_entries(value)) confinement.named.push_back(std::move(entry));
+    }
+    confinement.program = spec.program;
+    confinement.network_none = settings_.network_none;
+    command = workspace::bwrap_arguments(confinement, command);
+    command.insert(command.begin(), tools_.bwrap);
+    program = tools_.bwrap;
+  }
+  // The launcher gives the provider (or bwrap) a PID namespace that dies with Strata, and for
+  // overlay the mount; copy without it (no namespaces here) runs the provider as it is.
+  if (!tools_.launcher.empty()) {
+    std::vector<std::string> launcher{tools_.launcher, "--parent", std::to_string(::getpid())};
+    if (settings_.mode == WorkspaceMode::overlay)
+      launcher.insert(launcher.end(), {"--overlay", made.repository, made.directory + "/upper", made.directory + "/work"});
+    launcher.insert(launcher.end(), {"--view", settings_.confine ? made.directory : made.view, "--"});
+    command.insert(command.begin(), launcher.begin(), launcher.end());
+    program = tools_.launcher;
+  }
+  spec.program = program;
+  spec.args.assign(command.begin() + 1, command.end());
+  spec.working_directory = settings_.confine || !tools_.launcher.empty() ? made.directory : made.view;
+}
+
+workspace::TreeChanges ExecutionWorkspaces::changes(const AttemptWorkspace& made) const {
+  if (settings_.mode == WorkspaceMode::overlay) return workspace::overlay_changes(made.repository, made.directory + "/upper");
+  return workspace::copy_changes(made.repository, made.directory + "/tree");
+}
+
+void ExecutionWorkspaces::keep_patch(const workspace::TreeChanges& changes, const std::string& execution_key) const {
+  std::string file = execution_key;
+  for (char& c : file)
+    if (c == ':' || c == '/') c = '-';
+  workspace::write_patch(changes, *settings_.diff_directory + "/" + file + ".patch");
+}
+
+bool ExecutionWorkspaces::remove(const AttemptWorkspace& made) const {
+  if (workspace::remove_tree(made.directory)) return true;
+  std::fprintf(stderr, "strata: cannot remove the workspace %s (the next run sweeps it)\n", made.directory.c_str());
+  return false;
+}
+
+}  // namespace strata::app

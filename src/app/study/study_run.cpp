@@ -1,0 +1,427 @@
+#include "strata/app/study/study_run.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/study/repository_trees.hpp"
+#include "strata/app/study/run_inputs.hpp"
+#include "strata/app/study/run_ledger.hpp"
+#include "strata/engine/attempt_outcome.hpp"
+#include "strata/engine/budget_gate.hpp"
+#include "strata/model/study/artifact.hpp"
+#include "strata/engine/job_pool.hpp"
+#include "strata/error.hpp"
+#include "strata/exec/bounded_process.hpp"
+#include "strata/exec/child_environment.hpp"
+#include "strata/model/study/content_hash.hpp"
+#include "strata/model/study/cost.hpp"
+#include "strata/model/json/ecmascript_number.hpp"
+#include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/ledger_index.hpp"
+#include "strata/model/study/observation_builder.hpp"
+#include "strata/store/journal_writer.hpp"
+#include "strata/store/ledger_journal.hpp"
+#include "strata/store/run_inputs_record.hpp"
+#include "strata/model/json/json_access.hpp"
+
+namespace strata::app {
+namespace {
+
+namespace asio = boost::asio;
+using model::Json;
+
+using model::str;
+
+std::string now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char text[64];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
+  return text;
+}
+
+// The allowlisted environment plus the session id of this attempt.
+std::vector<std::string> child_environment(const Json& provider, const std::string& session) {
+  std::vector<std::string> env = exec::allowlisted_environment(provider["envAllowlist"].get<std::vector<std::string>>());
+  env.push_back("DOC_BRIDGE_STUDY_SESSION_ID=" + session);
+  return env;
+}
+
+// ", spent 1200 tokens $0.0031, reserved 8000 tokens $0.0160, limit 100000 tokens, $5.0000"
+std::string budget_progress(const engine::BudgetGate& gate) {
+  const engine::SpendBudget& budget = gate.budget();
+  const engine::SpendLimits& limits = budget.limits();
+  char text[256];
+  std::snprintf(text, sizeof text, ", spent %.0f tokens $%.4f, reserved %.0f tokens $%.4f, limit", budget.spent().tokens,
+                budget.spent().cost_usd, budget.reserved().tokens, budget.reserved().cost_usd);
+  std::string line = text;
+  if (limits.max_tokens) {
+    std::snprintf(text, sizeof text, " %.0f tokens", *limits.max_tokens);
+    line += text;
+  }
+  if (limits.max_cost_usd) {
+    std::snprintf(text, sizeof text, "%s $%.4f", limits.max_tokens ? "," : "", *limits.max_cost_usd);
+    line += text;
+  }
+  return line;
+}
+
+// The execution key of each execution the plan selects, in selection order.
+std::vector<std::string> execution_keys(const RunPreflight& preflight) {
+  std::vector<std::string> keys;
+  keys.reserve(preflight.executions.size());
+  for (const auto& e : preflight.executions) keys.push_back(model::execution_key(e.recorded));
+  return keys;
+}
+
+class StudyRun {
+ public:
+  StudyRun(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings)
+      : inputs_(inputs), preflight_(preflight), settings_(settings), run_id_(str(inputs.plan["runId"])),
+        ledger_(settings.ledger_path, run_id_, str(inputs.plan["contentHash"]), execution_keys(preflight)),
+        jobs_(io_, settings.jobs, settings.kill_grace), budget_(io_, settings.limits) {}
+
+  // Endpoint connections belong to io_: they go before it does, however the run ended.
+  ~StudyRun() {
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();
+  }
+
+  RunOutcome run() {
+    store::LedgerLock lock(settings_.ledger_path);
+    if (settings_.workspaces != nullptr) settings_.workspaces->sweep_stale();
+    jobs_.on_stop([this] { budget_.close(); });  // executions waiting for budget give up
+    ledger_.load();
+    ledger_.check_capacity();
+    check_inputs();
+    journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
+                                                      ledger_.journal_valid_bytes());
+    std::exception_ptr failure;
+    asio::co_spawn(io_, main_loop(), [&failure](std::exception_ptr e) { failure = e; });
+    io_.run();
+    if (settings_.endpoints != nullptr) settings_.endpoints->close();  // the fold needs no sockets, maybe their descriptors
+    RunOutcome outcome;
+    try {
+      outcome = finish();
+    } catch (const Error& e) {
+      if (!failure && !jobs_.failure()) throw;
+      // The first failure is the one to report; the fold's is a consequence (e.g. a full disk).
+      std::fprintf(stderr, "strata: %s (every completed observation stays in the journal)\n", e.describe().c_str());
+    }
+    if (failure) std::rethrow_exception(failure);
+    if (jobs_.failure()) throw Error(*jobs_.failure());
+    return outcome;
+  }
+
+ private:
+  // ---- the ledger's inputs and the outcome ------------------------------------------------
+  // A run resumed with other inputs than it started with would mix two setups: refused, unless
+  // accepted (then listed in the summary). The record is written before anything is launched.
+  void check_inputs() {
+    Json now = current_run_inputs(inputs_, preflight_);
+    if (settings_.workspaces != nullptr) now["workspace"] = workspace_inputs(preflight_, settings_.workspaces->settings());
+    const std::optional<Json> recorded = store::read_run_inputs(settings_.ledger_path, run_id_);
+    if (recorded) {
+      input_changes_ = changed_inputs(run_id_, *recorded, now);
+      if (!input_changes_.empty() && !settings_.accept_changed_inputs) {
+        std::string message = "inputs changed since run " + run_id_ +
+                              " started; nothing was launched (--accept-changed-inputs goes on with the new ones):";
+        for (const auto& change : input_changes_) message += "\n" + change;
+        throw Error(message);
+      }
+      inputs_check_ = input_changes_.empty() ? "unchanged" : "changed";
+    } else {
+      inputs_check_ = ledger_.holds_run(run_id_) ? "unrecorded" : "recorded";
+    }
+    if (!recorded || !input_changes_.empty()) store::write_run_inputs(settings_.ledger_path, run_id_, now);
+  }
+
+  // After the run: the last fold, then what the summary reports.
+  RunOutcome finish() {
+    RunOutcome outcome;
+    outcome.interrupted = jobs_.interrupted();
+    outcome.budget_reached = budget_.reached();
+    outcome.spent = budget_.budget().spent();
+    outcome.inputs_check = inputs_check_;
+    outcome.input_changes = input_changes_;
+    outcome.planned = static_cast<double>(preflight_.executions.size());
+    outcome.executed = executed_;
+    outcome.skipped = skipped_;
+    outcome.assisted_arm = preflight_.assisted_arm;
+    outcome.assisted_arm.recorded = recorded_unavailable_;
+    outcome.ledger_path = std::filesystem::absolute(settings_.ledger_path).lexically_normal().string();
+    ledger_.finish(truncate_journal());
+    outcome.ledger_hash = ledger_.content_hash();
+    outcome.ledger_read = ledger_.read_mode();
+    outcome.run_total = ledger_.run_total();
+    return outcome;
+  }
+
+  // What a fold calls once the file holds what the journal did.
+  std::function<void()> truncate_journal() {
+    return [this] { journal_->truncate(); };
+  }
+
+  // ---- scheduling --------------------------------------------------------------------
+  asio::awaitable<void> main_loop() {
+    if (settings_.progress) jobs_.show_progress([this] { return progress_text(); });
+    started_ = std::chrono::steady_clock::now();
+    const auto wanted = [this](std::size_t i) {
+      if (!ledger_.holds_execution(i)) return true;
+      ++skipped_;
+      return false;
+    };
+    co_await jobs_.run(preflight_.executions.size(), wanted, [this](std::size_t i) { return execute(i); });
+  }
+
+  std::string progress_text() const {
+    const double total = static_cast<double>(preflight_.executions.size()) - skipped_;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double rate = seconds > 0 ? completed_ / seconds : 0;
+    const double eta = rate > 0 ? (total - completed_) / rate : 0;
+    char line[256];
+    std::snprintf(line, sizeof line, "[%.0f/%.0f] running %d, failed %.0f, %.1f/s, ETA %.0fs, tokens %.0f, cost $%.4f",
+                  completed_, total, jobs_.running(), failed_, rate, eta, tokens_, cost_);
+    return budget_.limited() ? line + budget_progress(budget_) : line;
+  }
+
+  exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt) const {
+    const Json& provider = *e.provider;
+    const Json& budget = inputs_.plan["budget"];
+    exec::ProcessSpec spec;
+    spec.program = e.command_path;
+    for (const auto& arg : provider["args"]) spec.args.push_back(str(arg));
+    spec.env = child_environment(provider, model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt));
+    spec.working_directory = e.repository_root;
+    spec.stdin_data = e.request;
+    spec.timeout = std::chrono::milliseconds(static_cast<long long>(budget["maxRuntimeMs"].get<double>()));
+    spec.stdout_limit = output_limit(provider);
+    spec.kill_grace = settings_.kill_grace;
+    return spec;
+  }
+
+  // Bytes of provider output kept: the smaller of the provider's and the plan's bound.
+  std::size_t output_limit(const Json& provider) const {
+    return static_cast<std::size_t>(
+        std::min(provider["maxOutputBytes"].get<double>(), inputs_.plan["budget"]["maxOutputBytes"].get<double>()));
+  }
+
+  EndpointCaller& endpoint_caller() const {
+    if (settings_.endpoints == nullptr) throw Error("This build of strata cannot call endpoint providers.");
+    return *settings_.endpoints;
+  }
+
+  // The slot-bound part of an execution: its attempts. Everything after the last attempt
+  // (building the observation, its hashes, the journal) runs outside the slot, after the slot's
+  // next process is on its way: a burst of exits is not serialised behind its bookkeeping.
+  asio::awaitable<void> execute(std::size_t index) {
+    const PlannedExecution& e = preflight_.executions[index];
+    model::ObservationInputs in{&inputs_.plan, e.provider, e.recorded, e.request, settings_.round, now_iso8601()};
+    if (e.assisted_unavailable) {
+      ++recorded_unavailable_;
+      Json observation = model::unavailable_arm_observation(in, preflight_.assisted_arm.reason);
+      jobs_.finish_outside_slot(record_observation(std::move(observation)));
+      co_return;
+    }
+    // The run-wide budget: every attempt at the plan's token budget, at the entry's highest rate.
+    const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
+    const engine::Spend worst_one = worst_attempt(*e.provider);
+    const engine::Spend worst{worst_one.tokens * attempts, worst_one.cost_usd * attempts};
+    if (!co_await budget_.admit(worst)) {
+      jobs_.stop_launching();
+      co_return;  // not launched, not recorded: a resume with a higher limit runs it
+    }
+    engine::Spend earlier;  // spent by the attempts before the recorded one
+    model::AttemptRecord record;
+    std::optional<AttemptWorkspace> workspace;  // the latest attempt's (--workspace copy|overlay)
+    for (int attempt = 1; attempt <= attempts; ++attempt) {
+      if (attempt > 1) {
+        const engine::Spend previous = attempt_spend(record, *e.provider).value_or(worst_one);
+        earlier.tokens += previous.tokens;
+        earlier.cost_usd += previous.cost_usd;
+      }
+      if (e.provider->contains("endpoint")) {
+        EndpointAttempt call{e.provider, e.request, model::EndpointRole::provider, output_limit(*e.provider),
+                             &run_id_, &e.recorded, attempt};
+        record = co_await endpoint_caller().attempt(std::move(call));
+      } else if (settings_.workspaces == nullptr) {
+        exec::ProcessSpec spec = process_spec(e, attempt);
+        const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+        record = engine::attempt_record(result, output_limit(*e.provider));
+      } else {
+        if (workspace) co_await remove_workspace(std::move(*workspace));  // an earlier attempt's
+        workspace.reset();
+        record = co_await attempt_in_workspace(e, attempt, workspace);
+      }
+      if (jobs_.stopping()) {  // interrupted: not an outcome; a resume runs it again
+        budget_.settle(worst, worst);
+        if (workspace) co_await remove_workspace(std::move(*workspace));
+        co_return;
+      }
+      if (record.status == "completed") break;
+    }
+    in.observed_at = now_iso8601();
+    ++executed_;
+    Charge charge{worst, worst_one, earlier};
+    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record), charge, std::move(workspace)));
+  }
+
+  // ---- workspaces (--workspace copy|overlay) --------------------------------------------
+  // Blocking file-system work runs on the workspace pool (co_spawn there: an awaitable resumes
+  // on its own executor), so the event loop keeps serving the other executions.
+  // (g++ 12 mishandles a lambda with captures in a co_await expression: callers pass a named one.)
+  asio::awaitable<void> off_loop(std::function<void()> work) {
+    co_await asio::co_spawn(
+        workspace_pool_,
+        [&]() -> asio::awaitable<void> {
+          work();
+          co_return;
+        },
+        asio::use_awaitable);
+  }
+
+  // One attempt in a workspace of its own; `made` keeps the workspace (until the observation is
+  // durable). A workspace that cannot be made fails the attempt, recording nothing of it.
+  asio::awaitable<model::AttemptRecord> attempt_in_workspace(const PlannedExecution& e, int attempt,
+                                                             std::optional<AttemptWorkspace>& made) {
+    const ExecutionWorkspaces& workspaces = *settings_.workspaces;
+    const std::string name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+    std::string failure;
+    const std::function<void()> make = [&] {
+      try {
+        made = workspaces.make(name, e.repository_root);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(make);
+    if (!made) {
+      std::fprintf(stderr, "strata: execution %s: %s\n", model::execution_key(e.recorded).c_str(), failure.c_str());
+      // Recorded as a provider that could not be started, with the workspace named as the cause.
+      exec::ProcessResult not_started;
+      model::AttemptRecord record = engine::attempt_record(not_started, output_limit(*e.provider));
+      record.error_code = "workspace-unavailable";
+      co_return record;
+    }
+    exec::ProcessSpec spec = process_spec(e, attempt);
+    workspaces.wrap(spec, *made, *e.provider);
+    const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
+    model::AttemptRecord record = engine::attempt_record(result, output_limit(*e.provider));
+    if (jobs_.stopping()) co_return record;
+    const std::string key = model::execution_key(e.recorded);
+    const std::function<void()> measure = [&] {
+      try {
+        const workspace::TreeChanges changes = workspaces.changes(*made);
+        record.workspace_change = model::AttemptRecord::WorkspaceChange{static_cast<double>(changes.files.size()),
+                                                                        static_cast<double>(changes.bytes)};
+        if (workspaces.settings().diff_directory) workspaces.keep_patch(changes, key);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(measure);
+    if (!failure.empty()) std::fprintf(stderr, "strata: execution %s: %s\n", key.c_str(), failure.c_str());
+    co_return record;
+  }
+
+  asio::awaitable<void> remove_workspace(AttemptWorkspace made) {
+    const std::function<void()> remove = [&] { settings_.workspaces->remove(made); };
+    co_await off_loop(remove);
+  }
+
+  // An execution's reservation and what its attempts before the recorded one spent.
+  struct Charge {
+    engine::Spend reserved, worst_attempt, earlier_attempts;
+  };
+
+  asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record,
+                                         Charge charge, std::optional<AttemptWorkspace> workspace) {
+    Json observation = model::build_judged_observation(in, record, *preflight_.executions[index].task);
+    // The reservation is replaced by the real usage once the observation is durable; an
+    // attempt that reports none keeps its worst case.
+    engine::Spend actual = engine::reported_spend(observation).value_or(charge.worst_attempt);
+    actual.tokens += charge.earlier_attempts.tokens;
+    actual.cost_usd += charge.earlier_attempts.cost_usd;
+    co_await record_observation(std::move(observation));
+    budget_.settle(charge.reserved, actual);
+    if (workspace) co_await remove_workspace(std::move(*workspace));  // removed once the observation is durable
+  }
+
+  engine::Spend worst_attempt(const Json& provider) const {
+    const double max_tokens = inputs_.plan["budget"]["maxTokens"].get<double>();
+    return engine::worst_attempt(max_tokens, provider.contains("pricing") ? &provider["pricing"] : nullptr);
+  }
+
+  // What a failed attempt spent, when its endpoint reported usage (a process attempt that did
+  // not complete reports nothing).
+  static std::optional<engine::Spend> attempt_spend(const model::AttemptRecord& record, const Json& provider) {
+    if (!record.measured_usage) return std::nullopt;
+    const auto& usage = *record.measured_usage;
+    engine::Spend spend{usage.input_tokens + usage.output_tokens, 0};
+    if (provider.contains("pricing"))
+      spend.cost_usd = model::cost_usd(model::pricing_from(provider["pricing"]), usage.input_tokens,
+                                       usage.cached_input_tokens, usage.output_tokens)
+                           .value_or(0);
+    return spend;
+  }
+
+  asio::awaitable<void> record_observation(Json observation) {
+    if (ledger_.index().upsert(observation) == model::LedgerIndex::Upsert::unchanged) co_return;
+    co_await journal_->append(model::compact_json(observation));
+    account(observation);
+    ledger_.add(std::move(observation));
+    if (!journal_->busy() && ledger_.fold_due(journal_->entries())) ledger_.fold(truncate_journal());
+  }
+
+  void account(const Json& observation) {
+    ++completed_;
+    const Json& execution = observation["execution"];
+    if (execution["status"] != "completed") ++failed_;
+    tokens_ += execution.value("inputTokens", 0.0) + execution.value("outputTokens", 0.0);
+    if (observation.contains("measurements")) cost_ += observation["measurements"].value("agentCostUsd", 0.0);
+  }
+
+  const StudyInputs& inputs_;
+  const RunPreflight& preflight_;
+  const RunSettings& settings_;
+  const std::string run_id_;
+  RunLedger ledger_;
+  asio::io_context io_{1};
+  asio::thread_pool fsync_pool_{1};  // journal fsyncs run here
+  asio::thread_pool workspace_pool_{2};  // workspaces are made, measured and removed here
+  engine::JobPool jobs_;
+  engine::BudgetGate budget_;
+  std::unique_ptr<store::JournalWriter> journal_;
+  std::chrono::steady_clock::time_point started_;
+  double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
+  int recorded_unavailable_ = 0;
+  std::string inputs_check_;
+  std::vector<std::string> input_changes_;
+};
+
+}  // namespace
+
+RunOutcome run_study(const StudyInputs& inputs, const RunPreflight& preflight, const RunSettings& settings) {
+  exec::init_process_runtime();
+  StudyRun run(inputs, preflight, settings);
+  return run.run();
+}
+
+}  // namespace strata::app

@@ -1,0 +1,150 @@
+#include "strata/model/agents/claude_stream.hpp"
+
+#include <algorithm>
+
+#include "strata/error.hpp"
+#include "strata/model/json/json_access.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/json/json_writer.hpp"
+
+namespace strata::model {
+namespace {
+
+// With --json-schema the CLI adds this tool: the model calls it with its answer. It is how the
+// answer is delivered, not the agent using a tool, so it is not counted as a tool call.
+constexpr const char* kStructuredOutputTool = "StructuredOutput";
+
+const Json* content_blocks(const Json& event) {
+  const auto message = event.find("message");
+  if (message == event.end() || !message->is_object()) return nullptr;
+  const auto content = message->find("content");
+  return content != message->end() && content->is_array() ? &*content : nullptr;
+}
+
+bool is_block(const Json& block, const char* type) {
+  return block.is_object() && block.contains("type") && block["type"].is_string() && str(block["type"]) == type;
+}
+
+// A tool result's content: text, or a list of blocks (text blocks by their text).
+std::size_t result_bytes(const Json& content) {
+  if (content.is_string()) return str(content).size();
+  if (!content.is_array()) return content.is_null() ? 0 : content.dump().size();
+  std::size_t bytes = 0;
+  for (const Json& block : content) {
+    const auto text = block.is_object() ? block.find("text") : block.end();
+    bytes += is_block(block, "text") && text != block.end() && text->is_string() ? str(*text).size() : block.dump().size();
+  }
+  return bytes;
+}
+
+// A result subtype is named in the failure only when it looks like one (it comes from the stream).
+std::string subtype_of(const Json& event) {
+  const auto subtype = event.find("subtype");
+  if (subtype == event.end() || !subtype->is_string()) return "unknown";
+  const std::string& text = str(*subtype);
+  const bool identifier = !text.empty() && text.size() <= 64 && text[0] >= 'a' && text[0] <= 'z' &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+  return identifier ? text : "unknown";
+}
+
+}  // namespace
+
+void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
+  if (!count_line(line)) return;
+  if (line[line.find_first_not_of(" \t\r")] != '{') return;  // debug noise, e.g. "[SandboxDebug] ..."
+  const std::optional<Json> parsed = typed_object(line, "a message");
+  if (!parsed) return;
+  Json event = *parsed;
+  const std::string& type = str(event["type"]);
+  if (turn_.completed) {
+    // The run's own result has been read: what follows belongs to background work the run left
+    // behind (a task notification ends with a result of its own, "origin":{"kind":
+    // "task-notification"}), never to the answer (issue 25).
+    if (type == "result") ++turn_.background_results;
+    return;
+  }
+  if (type == "system") system_message(event);
+  else if (type == "assistant") assistant_message(event, at_ms);
+  else if (type == "user") tool_results(event);
+  else if (type == "result") result(event);
+  // stream_event, rate_limit_event, ...: nothing Strata needs
+}
+
+// The init message lists the tools the agent has under the flags it was given; StructuredOutput
+// is the answer's channel, not a tool the agent acts with.
+void ClaudeStreamReader::system_message(const Json& event) {
+  if (subtype_of(event) != "init" || !event.contains("tools") || !event["tools"].is_array()) return;
+  std::size_t tools = 0;
+  for (const Json& tool : event["tools"]) tools += !(tool.is_string() && str(tool) == kStructuredOutputTool);
+  turn_.available_tools = tools;
+}
+
+void ClaudeStreamReader::assistant_message(const Json& event, double at_ms) {
+  if (event.contains("error") && event["error"].is_string()) error_event_ = true;  // e.g. rate_limit
+  const Json* blocks = content_blocks(event);
+  if (!blocks) return;
+  for (const Json& block : *blocks) {
+    if (is_block(block, "text")) {
+      turn_.agent_message_bytes += text_bytes(block, "text");
+    } else if (is_block(block, "tool_use") && block.contains("id") && block["id"].is_string()) {
+      const std::size_t input_bytes = block.contains("input") ? compact_json(block["input"]).size() : 0;
+      if (block.contains("name") && block["name"] == kStructuredOutputTool) {
+        turn_.agent_message_bytes += input_bytes;
+        continue;
+      }
+      ++turn_.tool_events;
+      if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
+      open_tool_uses_[str(block["id"])] = input_bytes;
+    }
+  }
+}
+
+void ClaudeStreamReader::tool_results(const Json& event) {
+  const Json* blocks = content_blocks(event);
+  if (!blocks) return;
+  for (const Json& block : *blocks) {
+    if (!is_block(block, "tool_result") || !block.contains("tool_use_id") || !block["tool_use_id"].is_string()) continue;
+    const auto open = open_tool_uses_.find(str(block["tool_use_id"]));
+    if (open == open_tool_uses_.end()) continue;  // StructuredOutput's acknowledgement, or a result seen twice
+    ++turn_.tool_events;
+    ++turn_.tool_calls;
+    turn_.tool_input_bytes += open->second;
+    turn_.tool_output_bytes += block.contains("content") ? result_bytes(block["content"]) : 0;
+    open_tool_uses_.erase(open);
+  }
+}
+
+void ClaudeStreamReader::result(const Json& event) {
+  // A result that a background task's notification produced is not the run's own.
+  if (text_member(object_member(event, "origin"), "kind") == "task-notification") {
+    ++turn_.background_results;
+    return;
+  }
+  const bool is_error = !event.contains("is_error") || event["is_error"] != false;
+  const std::string subtype = subtype_of(event);
+  if (is_error || subtype != "success") {
+    defect("the agent's run ended in an error (result " + subtype + (is_error ? ", is_error" : "") + ")");
+    return;
+  }
+  turn_.completed = true;
+  if (event.contains("structured_output") && event["structured_output"].is_object())
+    turn_.final_message = compact_json(event["structured_output"]);
+  else if (event.contains("result") && event["result"].is_string())
+    turn_.final_message = str(event["result"]);
+  if (event.contains("usage") && event["usage"].is_object()) {
+    // input_tokens excludes what was read from and written to the prompt cache: Strata's input
+    // count is all three, with the cache reads as its cached part (docs/PROVIDERS.md).
+    const Json& usage = event["usage"];
+    const auto uncached = count_member(usage, "input_tokens");
+    turn_.cached_input_tokens = count_member(usage, "cache_read_input_tokens").value_or(0);
+    turn_.cache_creation_input_tokens = count_member(usage, "cache_creation_input_tokens").value_or(0);
+    if (uncached) turn_.input_tokens = *uncached + *turn_.cached_input_tokens + *turn_.cache_creation_input_tokens;
+    turn_.output_tokens = count_member(usage, "output_tokens");
+  }
+  if (const auto cost = count_member(event, "total_cost_usd")) turn_.cost_usd = cost;
+  // The tool uses the permission mode refused (e.g. a Bash command that writes, under dontAsk).
+  if (event.contains("permission_denials") && event["permission_denials"].is_array())
+    turn_.denied_tool_uses = event["permission_denials"].size();
+}
+
+}  // namespace strata::model
