@@ -129,8 +129,8 @@ int run_study(const RunOptions& options) {
   if (shard) app::restrict_to_shard(preflight, *shard);
   const workspace::WorkspaceSettings workspace = workspace_settings(options);
   const app::WorkspaceTools tools = app::check_workspace_preflight(
-      workspace, {options.ledger, {options.plan, options.suite, options.providers, options.repositories}, launcher_path(),
-                  path ? path : ""});
+      workspace, {options.ledger, {options.plan, options.suite, options.providers, options.repositories},
+                  preflight.repository_roots, launcher_path(), path ? path : ""});
   const engine::SpendLimits limits = options.budget.limits();
   if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
   // Endpoint providers' variables are checked here, in the dry run too.

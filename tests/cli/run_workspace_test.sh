@@ -279,6 +279,60 @@ CHECK_ARGS=("$WORK/out/elsewhere.json" 16 5 '{}')
 expect_true 'check_observations "${CHECK_ARGS[@]}"' "--confine: a provider program under /tmp runs"
 rm -rf "$ELSEWHERE"
 
+# --- a study under an allowlisted HOME (issue 33, part 0) -----------------------------------------
+# A provider config that passes HOME, and the whole study (configs, ledger, repositories) under that
+# home, the common case: the provider may write its home, but not beside the ledger (its journal,
+# inputs and the other workspaces live there), not the configs' directory, and no repository's
+# real tree nor the directory holding them. Once 16 of 16 providers wrote beside the ledger and
+# beside the repositories. Then HOME naming the ledger's directory itself: shown, never writable.
+UHOME=$WORK/user-home
+mkdir -p "$UHOME/study/out"
+cp -a "$WORK/pristine" "$UHOME/study/repos"
+cp "$WORK/suite.json" "$WORK/small.plan.json" "$UHOME/study/"
+python3 -c 'import json, sys; from study_payloads import write_repository_config
+write_repository_config(sys.argv[1], json.load(open(sys.argv[2]))["population"], sys.argv[3])' \
+  "$UHOME/study/repos" "$WORK/suite.json" "$UHOME/study/repos.payload.json"
+"$STRATA" seal repository-config "$UHOME/study/repos.payload.json" -o "$UHOME/study/repos.json" >/dev/null
+printf '#!/bin/sh\n%s\n' "cat >/dev/null
+echo x > \"\$HOME/home.$MARK\" 2>/dev/null
+echo x > $UHOME/study/out/ledger-dir.$MARK 2>/dev/null
+echo x > \"\$(dirname \"\$HOME\")/above-home.$MARK\" 2>/dev/null
+echo x > $UHOME/study/config-dir.$MARK 2>/dev/null
+echo x >> $UHOME/study/suite.json 2>/dev/null
+echo x > $UHOME/study/repos/beside.$MARK 2>/dev/null
+for r in $UHOME/study/repos/*; do echo x > \"\$r/other.$MARK\" 2>/dev/null; done
+seen=\$(ls -d $UHOME/study/out/*.workspaces/* 2>/dev/null | wc -l)
+home=\$([ -e \"\$HOME/home.$MARK\" ] && echo 1 || echo 0)
+$(printf "$ANSWER" '"workspacesSeen":%s,"homeWritten":%s') \$seen \$home" >"$WORK/bin/home.sh"
+chmod +x "$WORK/bin/home.sh"
+python3 -c 'import sys; from study_payloads import provider_entries, write_provider_config
+write_provider_config(provider_entries(sys.argv[1], envAllowlist=["HOME"]), sys.argv[2])' "$WORK/bin/home.sh" "$UHOME/study/providers.payload.json"
+"$STRATA" seal provider-config "$UHOME/study/providers.payload.json" -o "$UHOME/study/providers.json" >/dev/null
+# home_run <HOME> <ledger> <mode>
+home_run() {
+  HOME=$1 run run "$UHOME/study/small.plan.json" "$UHOME/study/suite.json" --providers "$UHOME/study/providers.json" \
+    --repositories "$UHOME/study/repos.json" --ledger "$2" --kill-grace-ms 300 --jobs 8 --workspace "$3" --confine --json
+}
+for mode in overlay copy; do
+  home_run "$UHOME" "$UHOME/study/out/home-$mode.json" "$mode"
+  expect_code 0 "HOME allowlisted, the study under it ($mode): run exits 0"
+  CHECK_ARGS=("$UHOME/study/out/home-$mode.json" 16 1 '{"workspacesSeen": 0, "homeWritten": 1}')
+  expect_true 'check_observations "${CHECK_ARGS[@]}"' \
+    "HOME allowlisted ($mode): the home written, no other workspace seen, only its own repository's view changed"
+  expect_true "[ -e '$UHOME/home.$MARK' ]" "HOME allowlisted ($mode): the provider's home is its own, writable"
+  expect_true "[ -z \"\$(find '$UHOME/study' -name '*.$MARK*')\" ]" \
+    "HOME allowlisted ($mode): nothing beside the ledger, the configs or the repositories ($(find "$UHOME/study" -name "*.$MARK*" | head -3 | tr '\n' ' '))"
+  expect_true "cmp -s '$UHOME/study/suite.json' '$WORK/suite.json' && diff -r --no-dereference '$WORK/pristine' '$UHOME/study/repos' >&2" \
+    "HOME allowlisted ($mode): the configs and the repositories unchanged"
+  rm -f "$UHOME/home.$MARK"
+done
+run verify --text "$UHOME/study/out/home-overlay.json"
+expect_code 0 "HOME allowlisted: strata verify"
+home_run "$UHOME/study/out" "$UHOME/study/out/home-is-ledger-dir.json" overlay
+expect_code 0 "HOME naming the ledger's directory: run exits 0"
+expect_true "[ -z \"\$(find '$UHOME' -name '*.$MARK*')\" ]" \
+  "HOME naming the ledger's directory: nothing written there, nor above it ($(find "$UHOME" -name "*.$MARK*" | head -3 | tr '\n' ' '))"
+
 # --- --confine-network none: no network, not even loopback -------------------------------------------
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)

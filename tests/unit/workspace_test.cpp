@@ -163,3 +163,28 @@ TEST_CASE("bubblewrap's command line: read-only system, hidden homes and Strata'
                 "/provider.sh " + state + "/provider.sh --bind " + repo + " " + repo + " --chdir " + repo + " -- " + state +
                 "/provider.sh --flag ");
 }
+
+// Issue 33, part 0: a home the provider's allowlist names, holding the whole study, is shown
+// writable, but Strata's directories and the repositories inside it are masked again after its
+// bind (outermost first), and a named directory that is one of them is never bound at all.
+TEST_CASE("bubblewrap's command line: what the environment names never re-opens Strata's files or a repository", "[workspace]") {
+  Scratch scratch;
+  const std::string home = scratch.path + "/home", study = home + "/study", repo = study + "/repos/r1";
+  const std::string other = study + "/repos/r2", ledger_dir = study + "/out", workspaces = ledger_dir + "/l.json.workspaces";
+  for (const auto& d : {repo, other, workspaces, home + "/.agent"}) fs::create_directories(d);
+  Confinement c;
+  c.bwrap = "/usr/bin/bwrap";
+  c.repository = repo;
+  c.hidden = {home, ledger_dir, study};
+  c.named = {home, home + "/.agent", ledger_dir, workspaces + "/x"};
+  c.kept_out_trees = {workspaces, repo, other};
+  c.kept_out_directories = {ledger_dir, study, study + "/repos"};
+  c.program = "/bin/true";
+  std::string line;
+  for (const auto& word : bwrap_arguments(c, {"/bin/true"})) line += word + " ";
+  CHECK(line == "--die-with-parent --unshare-pid --unshare-ipc --unshare-uts --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp "
+                "--tmpfs " + home + " --tmpfs " + ledger_dir + " --tmpfs " + study +
+                " --bind " + home + " " + home + " --bind " + home + "/.agent " + home + "/.agent --tmpfs " + study +
+                " --tmpfs " + ledger_dir + " --tmpfs " + study + "/repos --tmpfs " + workspaces + " --tmpfs " + repo +
+                " --tmpfs " + other + " --bind " + repo + " " + repo + " --chdir " + repo + " -- /bin/true ");
+}

@@ -2,7 +2,9 @@
 // --confine: the bubblewrap command line that runs one provider (docs/WORKSPACES.md). The
 // provider sees the system read-only, its workspace writable at the repository's own path, its
 // own /tmp, /proc and /dev, no home directory and none of Strata's files, and only what its
-// allowlisted environment names beyond that.
+// allowlisted environment names beyond that. What the environment names never opens Strata's
+// files or the repositories' real trees (issue 33, part 0): a named directory is not shown
+// writable when it is one of them, and one that holds one has it masked again after its bind.
 #include <string>
 #include <vector>
 
@@ -15,6 +17,12 @@ struct Confinement {
   std::string repository;               // where the provider sees it, and its working directory
   std::vector<std::string> hidden;      // directories replaced by an empty tmpfs (homes, Strata's)
   std::vector<std::string> named;       // directories the allowlisted environment names: bound writable
+  // Never writable, whatever `named` holds:
+  std::vector<std::string> kept_out_trees;        // nothing inside: the workspaces, the diffs, every
+                                                  // repository's real tree
+  std::vector<std::string> kept_out_directories;  // their own entries: the ledger's directory (its
+                                                  // journal, inputs, receipts), the configs', and
+                                                  // the directory holding each repository
   std::vector<std::string> named_read_only;  // PATH entries and --confine-show: bound read-only
   std::string program;                  // the provider program: bound read-only where hidden
   bool network_none = false;

@@ -27,6 +27,13 @@ void make_directory(const std::string& path) {
     throw Error(std::string("cannot make the workspace: ") + std::strerror(errno), path);
 }
 
+// An absolute path as the confinement compares it: normal, no trailing '/' ("/a/b/" is "/a/b").
+std::string normal_directory(const fs::path& path) {
+  std::string text = fs::absolute(path).lexically_normal().string();
+  if (text.size() > 1 && text.back() == '/') text.pop_back();
+  return text;
+}
+
 std::vector<std::string> absolute_entries(const std::string& list) {
   std::vector<std::string> entries;
   std::size_t start = 0;
@@ -34,7 +41,7 @@ std::vector<std::string> absolute_entries(const std::string& list) {
     std::size_t end = list.find(':', start);
     if (end == std::string::npos) end = list.size();
     const std::string entry = list.substr(start, end - start);
-    if (!entry.empty() && entry.front() == '/') entries.push_back(fs::path(entry).lexically_normal().string());
+    if (!entry.empty() && entry.front() == '/') entries.push_back(normal_directory(entry));
     start = end + 1;
   }
   return entries;
@@ -51,6 +58,8 @@ ExecutionWorkspaces::ExecutionWorkspaces(workspace::WorkspaceSettings settings, 
     : settings_(std::move(settings)), tools_(std::move(tools)), ledger_path_(ledger_path),
       root_(workspaces_root_for(ledger_path)) {
   tools_.hidden.push_back(root_);
+  tools_.kept_out_trees.push_back(root_);
+  if (settings_.diff_directory) tools_.kept_out_trees.push_back(normal_directory(*settings_.diff_directory));
 }
 
 void ExecutionWorkspaces::sweep_stale() const {
@@ -96,6 +105,8 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
     if (settings_.mode == WorkspaceMode::copy) confinement.workspace = made.directory + "/tree";
     confinement.repository = made.repository;
     confinement.hidden = tools_.hidden;
+    confinement.kept_out_trees = tools_.kept_out_trees;
+    confinement.kept_out_directories = tools_.kept_out_directories;
     // PATH (always passed) is where the provider finds its programs: shown read-only. A variable
     // the provider's allowlist names explicitly shows the directories it names, writable (an
     // agent's home holds its sessions); HOME passed by default stays hidden.

@@ -98,6 +98,7 @@ RunPreflight prepare_run(const StudyInputs& inputs, const std::string& path_vari
   for (const auto& cell : selection)
     preflight.executions.push_back(plan_execution(cell, inputs, preflight, roots, path_variable));
   preflight.selected = preflight.executions.size();
+  for (const auto& [id, root] : roots) preflight.repository_roots.push_back(root);
   return preflight;
 }
 

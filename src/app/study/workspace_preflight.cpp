@@ -158,6 +158,18 @@ WorkspaceTools check_workspace_preflight(const workspace::WorkspaceSettings& set
         tools.hidden.push_back(fs::path(value).lexically_normal().string());
     tools.hidden.push_back(absolute_directory_of(places.ledger_path));
     for (const auto& artifact : places.artifact_paths) tools.hidden.push_back(absolute_directory_of(artifact));
+    tools.kept_out_directories.push_back(absolute_directory_of(places.ledger_path));
+    for (const auto& artifact : places.artifact_paths) tools.kept_out_directories.push_back(absolute_directory_of(artifact));
+    // A repository by the path it is configured at and by the one its links resolve to: either
+    // may be what an environment variable names.
+    for (const auto& root : places.repository_roots) {
+      std::error_code ignored;
+      for (const fs::path& path : {fs::path(root), fs::weakly_canonical(root, ignored)}) {
+        if (path.empty()) continue;
+        tools.kept_out_trees.push_back(path.string());
+        tools.kept_out_directories.push_back(path.parent_path().string());
+      }
+    }
   }
   return tools;
 }

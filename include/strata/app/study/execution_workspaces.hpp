@@ -26,6 +26,11 @@ struct WorkspaceTools {
   std::string launcher;  // strata-workspace-exec (overlay)
   std::string bwrap;     // bwrap (--confine)
   std::vector<std::string> hidden;  // what --confine hides: homes, Strata's files' directories
+  // What --confine never shows writable, whatever a provider's environment names
+  // (workspace::Confinement): the workspaces, the diffs and the repositories' trees; the ledger's
+  // and the configs' directories and those holding the repositories.
+  std::vector<std::string> kept_out_trees;
+  std::vector<std::string> kept_out_directories;
 };
 
 class ExecutionWorkspaces {

@@ -35,6 +35,7 @@ struct RunPreflight {
   model::AssistedArm assisted_arm;
   std::optional<model::Shard> shard;         // --shard: `executions` holds only its part
   std::size_t selected = 0;                  // executions the plan selects, every shard's
+  std::vector<std::string> repository_roots; // every configured repository's root (absolute)
 };
 
 // Throws strata::Error (the spec's message) when the plan is not over this suite: its

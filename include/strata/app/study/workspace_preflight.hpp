@@ -14,6 +14,7 @@ namespace strata::app {
 struct WorkspacePlaces {
   std::string ledger_path;
   std::vector<std::string> artifact_paths;  // plan, suite, provider and repository configs
+  std::vector<std::string> repository_roots;  // every repository of the study (absolute)
   std::string launcher;                     // where strata-workspace-exec should be
   std::string path_variable;                // finds bwrap and true
 };
