@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STRATA=${1:-build/strata}
-for name in provider-config repository-config task-suite run-plan observation ledger protocol \
+for name in provider-config repository-config task-suite run-plan observation ledger protocol verifier-config \
             provider-request provider-response adjudicator-request adjudicator-response; do
   "$STRATA" schema "$name" >"schemas/$name.schema.json"
 done

@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/verifier/study_verifier.hpp"
 #include "strata/app/endpoints/hosted_endpoints.hpp"
 #include "strata/app/study/workspace_preflight.hpp"
 #include "strata/app/study/run_preflight.hpp"
@@ -36,7 +37,35 @@ struct RunOptions {
   std::string workspace_mode = "none", confine_network, workspace_diff;
   std::vector<std::string> confine_show;
   bool confine = false;
+  bool verify = false;
+  std::string verifier_config;
 };
+
+// --verify and --verifier-config (docs/VERIFIER.md): the checks run what the agent wrote, so only
+// in its own workspace and never outside a confinement. Refused before anything is launched.
+std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, const app::StudyInputs& inputs) {
+  if (!options.verifier_config.empty() && !options.verify) throw Error("--verifier-config needs --verify");
+  if (!options.verify) return std::nullopt;
+  if (options.workspace_mode != "copy" && options.workspace_mode != "overlay")
+    throw Error("--verify needs --workspace copy|overlay: the checks run in the execution's own workspace");
+  if (!options.confine) throw Error("--verify needs --confine: the checks run what the agent wrote, never unconfined");
+  std::optional<Json> config;
+  std::string directory = ".";
+  if (!options.verifier_config.empty()) {
+    config = load_artifact(ArtifactKind::verifier_config, options.verifier_config);
+    directory = std::filesystem::absolute(options.verifier_config).parent_path().lexically_normal().string();
+  }
+  try {
+    model::VerifierPlan plan = model::verifier_plan(config ? &*config : nullptr, directory, inputs.suite, inputs.repositories);
+    std::optional<std::string> diffs;
+    if (!options.workspace_diff.empty()) diffs = std::filesystem::absolute(options.workspace_diff).lexically_normal().string();
+    app::StudyVerifier verifier(std::move(plan), options.ledger, diffs);
+    verifier.check_hidden_directories();
+    return verifier;
+  } catch (const Error& error) {
+    throw Error(error.describe(), options.verifier_config);
+  }
+}
 
 // strata-workspace-exec, built beside strata (docs/WORKSPACES.md).
 std::string launcher_path() {
@@ -128,8 +157,11 @@ int run_study(const RunOptions& options) {
   app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
   if (shard) app::restrict_to_shard(preflight, *shard);
   const workspace::WorkspaceSettings workspace = workspace_settings(options);
+  std::optional<app::StudyVerifier> verifier = study_verifier(options, inputs);
+  std::vector<std::string> artifacts{options.plan, options.suite, options.providers, options.repositories};
+  if (!options.verifier_config.empty()) artifacts.push_back(options.verifier_config);
   const app::WorkspaceTools tools = app::check_workspace_preflight(
-      workspace, {options.ledger, {options.plan, options.suite, options.providers, options.repositories},
+      workspace, {options.ledger, artifacts,
                   preflight.repository_roots, launcher_path(), path ? path : ""});
   const engine::SpendLimits limits = options.budget.limits();
   if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
@@ -149,7 +181,14 @@ int run_study(const RunOptions& options) {
     settings.limits = limits;
     settings.accept_changed_inputs = options.accept_changed_inputs;
     std::optional<app::ExecutionWorkspaces> workspaces;
-    if (workspace.isolated()) settings.workspaces = &workspaces.emplace(workspace, tools, options.ledger);
+    if (workspace.isolated()) {
+      app::ExecutionWorkspaces& made = workspaces.emplace(workspace, tools, options.ledger);
+      if (verifier) {  // the prepared layers, outputs and hidden checks: the verifier's, never a provider's
+        for (const auto& directory : verifier->private_directories()) made.keep_out(directory);
+        settings.verifier = &*verifier;
+      }
+      settings.workspaces = &made;
+    }
     outcome = app::run_study(inputs, preflight, settings);
     if (outcome->interrupted) {
       std::fprintf(stderr, "strata: run %s interrupted: %.0f executed, ledger %s; re-run the same command to resume\n",
@@ -201,6 +240,12 @@ void add_run_command(CLI::App& app, Action& action) {
                   "under a home directory); repeatable");
   sub->add_option("--keep-workspace-diff", options->workspace_diff,
                   "Write each execution's changes as DIR/<execution key>.patch (outside the ledger)");
+  sub->add_flag("--verify", options->verify,
+                "After each provider exits, run its task's acceptance checks in its workspace, confined (needs "
+                "--workspace copy|overlay and --confine); observations get verified counts beside the agent's claim");
+  sub->add_option("--verifier-config", options->verifier_config,
+                  "A sealed strata-verifier-config: per-check bounds and rules, per-repository set-up and hidden checks "
+                  "(needs --verify)");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "execution");
@@ -220,6 +265,11 @@ void add_run_command(CLI::App& app, Action& action) {
       "refused. Observations carry measurements.workspaceChangedFiles and workspaceChangedBytes. Workspaces an\n"
       "interrupted run left in <ledger>.workspaces/ are removed at the next start. docs/WORKSPACES.md tells what\n"
       "each mode, and --confine, protects against.\n"
+      "With --verify, Strata runs each check of the task itself (/bin/sh -c, no network, Strata's environment, not\n"
+      "the provider's), records verifiedChecksTotal/Executed/Passed and verifiedCheck.<id> beside the agent's own\n"
+      "acceptanceChecks* claim, judges the rubric on the verified counts, and keeps each execution's check output\n"
+      "in <ledger>.verifier/ (or DIR/<key>.verifier.json with --keep-workspace-diff). A repository's set-up runs\n"
+      "once per tree into <ledger>.prepared/. docs/VERIFIER.md tells what is verified and what stays claimed.\n"
       "With --max-tokens or --max-cost-usd, an execution starts only when its worst case (every attempt at the\n"
       "plan's budget.maxTokens, at its entry's highest rate) fits beside what this invocation spent and what\n"
       "runs reserved; once one cannot fit, nothing more starts, running executions finish and the summary says\n"

@@ -17,7 +17,7 @@ struct SealOptions {
 };
 
 const char* const kSealKinds[] = {"provider-config", "repository-config", "task-suite", "run-plan", "ledger",
-                                  "observation", "protocol"};
+                                  "observation", "protocol", "verifier-config"};
 
 model::Json seal(const model::ArtifactSpec& spec, const std::string& path) {
   model::Json payload = store::read_json_file(path);
@@ -44,7 +44,8 @@ void add_seal_command(CLI::App& app, Action& action) {
   auto options = std::make_shared<SealOptions>();
   auto* sub = app.add_subcommand("seal", "Seal a payload: validate it, materialise defaults, add the content hash");
   sub->footer(
-      "Kinds: provider-config, repository-config, task-suite, run-plan, ledger, observation, protocol.\n"
+      "Kinds: provider-config, repository-config, task-suite, run-plan, ledger, observation, protocol,\n"
+      "verifier-config (Strata's own: how strata run --verify runs the checks, docs/VERIFIER.md).\n"
       "An already sealed file is re-sealed (its contentHash and contentHashAlgo are replaced).\n"
       "Nothing is written when the payload is invalid.");
   sub->add_option("kind", options->kind, "Artifact kind")->required()->check(CLI::IsMember(std::vector<std::string>(

@@ -1,9 +1,12 @@
 // strata-workspace-exec: runs one provider in its own mount and PID namespaces, with an overlay
 // of its repository mounted over the repository's own path (docs/WORKSPACES.md).
 //
-//   strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] --view DIR -- PROGRAM [ARG...]
+//   strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] --view DIR -- PROGRAM [ARG...]
 //
-// --overlay mounts LOWER+UPPER over LOWER itself; --view is the provider's working directory.
+// --overlay mounts LOWER+UPPER over LOWER itself; --view is the provider's working directory;
+// --max-processes bounds the processes alive at once (this program and everything it starts) by a
+// pids cgroup of its own (the verifier's checks, docs/VERIFIER.md): RLIMIT_NPROC bounds nothing
+// for root, a cgroup does (../shared/notes/toolchain.md §5a).
 // Why a program of its own and not code in strata: the namespaces must be made between fork and
 // exec, and strata starts every child with posix_spawn (no code runs there). This one is small,
 // single-threaded and statically linked (two execs per attempt: itself and its PID 1).
@@ -24,8 +27,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <dirent.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +68,63 @@ bool write_file(const char* path, const std::string& text) {
   const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   return ok;
+}
+
+// The pids cgroups of --max-processes: one per launcher, named by its PID, under one parent.
+constexpr const char* kPidsRoot = "/sys/fs/cgroup/pids";
+constexpr const char* kPidsParent = "/sys/fs/cgroup/pids/strata-processes";
+
+// Removes the cgroups whose launcher is gone (killed before it removed its own): an empty cgroup
+// is removed, one still holding processes refuses (EBUSY) and stays.
+void sweep_pids_cgroups() {
+  DIR* directory = ::opendir(kPidsParent);
+  if (directory == nullptr) return;
+  while (const dirent* entry = ::readdir(directory)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    ::rmdir((std::string(kPidsParent) + "/" + entry->d_name).c_str());
+  }
+  ::closedir(directory);
+}
+
+// Moves this program into a pids cgroup of its own allowing `limit` processes; everything it
+// starts inherits it. Returns the cgroup's path. Fails (125) when the controller is there but the
+// cgroup cannot be made: a bound asked for is never silently dropped (Strata asks only where
+// kPidsRoot is writable).
+std::string enter_pids_cgroup(long limit, std::string& was) {
+  was = kPidsRoot;
+  if (FILE* self = std::fopen("/proc/self/cgroup", "re")) {  // "8:pids:/some/path"
+    char line[4096];
+    while (std::fgets(line, sizeof line, self) != nullptr) {
+      const char* found = std::strstr(line, ":pids:");
+      if (found == nullptr) continue;
+      std::string path = found + 6;
+      while (!path.empty() && path.back() == '\n') path.pop_back();
+      if (path != "/") was += path;
+    }
+    std::fclose(self);
+  }
+  sweep_pids_cgroups();
+  if (::mkdir(kPidsParent, 0755) != 0 && errno != EEXIST) fail(std::string("cannot make ") + kPidsParent);
+  const std::string cgroup = std::string(kPidsParent) + "/" + std::to_string(::getpid());
+  ::rmdir(cgroup.c_str());  // a PID's earlier launcher, killed
+  if (::mkdir(cgroup.c_str(), 0755) != 0) fail("cannot make " + cgroup);
+  if (!write_file((cgroup + "/pids.max").c_str(), std::to_string(limit)) ||
+      !write_file((cgroup + "/cgroup.procs").c_str(), std::to_string(::getpid()))) {
+    ::rmdir(cgroup.c_str());
+    fail("cannot bound the processes with " + cgroup);
+  }
+  return cgroup;
+}
+
+// Back to the pids cgroup it came from (`was`), and its own removed: every process of the
+// namespace is gone once its PID 1 is reaped, so it is empty (a retry covers the kernel's last
+// release).
+void leave_pids_cgroup(const std::string& cgroup, const std::string& was) {
+  write_file((was + "/cgroup.procs").c_str(), std::to_string(::getpid()));
+  for (int attempt = 0; attempt < 100 && ::rmdir(cgroup.c_str()) != 0 && errno == EBUSY; ++attempt) ::usleep(1000);
 }
 
 // Root makes the namespaces directly; anyone else through a user namespace that maps them to
@@ -149,7 +211,9 @@ pid_t spawn(char** argv, int pass_fd = -1) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] --view WORKING-DIR -- PROGRAM [ARG...]\n");
+  std::fprintf(stderr,
+               "usage: strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] --view WORKING-DIR "
+               "-- PROGRAM [ARG...]\n");
   return 2;
 }
 
@@ -158,6 +222,7 @@ int usage() {
 int main(int argc, char** argv) {
   const char *lower = nullptr, *upper = nullptr, *work = nullptr, *view = nullptr;
   bool init = false;
+  long max_processes = 0;  // --max-processes: 0, no bound of its own
   pid_t expected_parent = 0;  // --parent: Strata's PID (it may be gone before this line)
   int i = 1;
   for (; i < argc; ++i) {
@@ -168,6 +233,9 @@ int main(int argc, char** argv) {
       work = argv[++i];
     } else if (flag == "--parent" && i + 1 < argc) {
       expected_parent = static_cast<pid_t>(std::atol(argv[++i]));
+    } else if (flag == "--max-processes" && i + 1 < argc) {
+      max_processes = std::atol(argv[++i]);
+      if (max_processes <= 0) return usage();
     } else if (flag == "--init") {
       init = true;
     } else if (flag == "--view" && i + 1 < argc) {
@@ -183,6 +251,8 @@ int main(int argc, char** argv) {
   if (init) run_as_init(argv + i, view);
   const pid_t parent = expected_parent != 0 ? expected_parent : ::getppid();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) fail("the parent is gone");
+  std::string cgroup_was;
+  const std::string cgroup = max_processes > 0 ? enter_pids_cgroup(max_processes, cgroup_was) : std::string();
   const bool user_namespace = enter_namespaces();
   // Nothing mounted here may propagate back to the parent's namespace.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail("cannot make the mounts private");
@@ -204,5 +274,7 @@ int main(int argc, char** argv) {
   if (::pipe2(alive, O_CLOEXEC) != 0) fail("cannot make a pipe");
   const pid_t pid_1 = spawn(init_argv.data(), alive[0]);
   ::close(alive[0]);  // alive[1] stays open, here only, until this program ends
-  exit_like(wait_for(pid_1));
+  const int status = wait_for(pid_1);
+  if (!cgroup.empty()) leave_pids_cgroup(cgroup, cgroup_was);
+  exit_like(status);
 }

@@ -6,6 +6,7 @@
 // files or the repositories' real trees (issue 33, part 0): a named directory is not shown
 // writable when it is one of them, and one that holds one has it masked again after its bind.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::workspace {
@@ -25,6 +26,8 @@ struct Confinement {
                                                   // the directory holding each repository
   std::vector<std::string> named_read_only;  // PATH entries and --confine-show: bound read-only
   std::string program;                  // the provider program: bound read-only where hidden
+  // (source, destination) bound read-only after the workspace: the verifier's hidden checks.
+  std::vector<std::pair<std::string, std::string>> read_only_mounts;
   bool network_none = false;
 };
 

@@ -75,8 +75,9 @@ void ExecutionWorkspaces::sweep_stale() const {
   }
 }
 
-AttemptWorkspace ExecutionWorkspaces::make(const std::string& name, const std::string& repository) const {
-  AttemptWorkspace made{root_ + "/" + name, repository, repository};
+AttemptWorkspace ExecutionWorkspaces::make(const std::string& name, const std::string& repository,
+                                           const std::string& base) const {
+  AttemptWorkspace made{root_ + "/" + name, repository, repository, base.empty() ? repository : base};
   make_directory(root_);
   workspace::remove_tree(made.directory);  // an attempt's name is used once per run: a leftover
   make_directory(made.directory);
@@ -84,8 +85,9 @@ AttemptWorkspace ExecutionWorkspaces::make(const std::string& name, const std::s
     if (settings_.mode == WorkspaceMode::overlay) {
       make_directory(made.directory + "/upper");
       make_directory(made.directory + "/work");
+      if (!settings_.confine) made.view = made.base;  // the overlay is mounted over its lower tree
     } else {
-      workspace::copy_tree(repository, made.directory + "/tree");
+      workspace::copy_tree(made.base, made.directory + "/tree");
       if (!settings_.confine) made.view = made.directory + "/tree";  // confined: bound at the repository's path
     }
   } catch (...) {
@@ -95,32 +97,40 @@ AttemptWorkspace ExecutionWorkspaces::make(const std::string& name, const std::s
   return made;
 }
 
-void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& made, const model::Json& provider) const {
-  std::vector<std::string> command{spec.program};
-  command.insert(command.end(), spec.args.begin(), spec.args.end());
+void ExecutionWorkspaces::keep_out(const std::string& directory) {
+  const std::string normal = normal_directory(directory);
+  tools_.hidden.push_back(normal);
+  tools_.kept_out_trees.push_back(normal);
+}
+
+// The system read-only, the workspace writable at the repository's path, Strata's files and the
+// homes hidden, PATH's directories shown read-only.
+workspace::Confinement ExecutionWorkspaces::base_confinement(const exec::ProcessSpec& spec, const AttemptWorkspace& made,
+                                                             bool overlay) const {
+  workspace::Confinement confinement;
+  confinement.bwrap = tools_.bwrap;
+  // A copy is bound at the repository's path; an overlay is mounted over its lower tree, which is
+  // the repository itself or a prepared layer (then bound at the repository's path too).
+  if (!overlay) confinement.workspace = made.directory + "/tree";
+  else if (made.base != made.repository) confinement.workspace = made.base;
+  confinement.repository = made.repository;
+  confinement.hidden = tools_.hidden;
+  confinement.kept_out_trees = tools_.kept_out_trees;
+  confinement.kept_out_directories = tools_.kept_out_directories;
+  // PATH (always passed) is where the child finds its programs: shown read-only.
+  for (const auto& variable : spec.env)
+    if (variable.rfind("PATH=", 0) == 0)
+      for (auto& entry : absolute_entries(variable.substr(5))) confinement.named_read_only.push_back(std::move(entry));
+  for (const auto& directory : settings_.shown) confinement.named_read_only.push_back(directory);
+  confinement.program = spec.program;
+  confinement.network_none = settings_.network_none;
+  return confinement;
+}
+
+void ExecutionWorkspaces::launch(exec::ProcessSpec& spec, std::vector<std::string> command, workspace::Confinement confinement,
+                                 const AttemptWorkspace& made, bool overlay, long max_processes) const {
   std::string program = spec.program;
   if (settings_.confine) {
-    workspace::Confinement confinement;
-    confinement.bwrap = tools_.bwrap;
-    if (settings_.mode == WorkspaceMode::copy) confinement.workspace = made.directory + "/tree";
-    confinement.repository = made.repository;
-    confinement.hidden = tools_.hidden;
-    confinement.kept_out_trees = tools_.kept_out_trees;
-    confinement.kept_out_directories = tools_.kept_out_directories;
-    // PATH (always passed) is where the provider finds its programs: shown read-only. A variable
-    // the provider's allowlist names explicitly shows the directories it names, writable (an
-    // agent's home holds its sessions); HOME passed by default stays hidden.
-    for (const auto& variable : spec.env)
-      if (variable.rfind("PATH=", 0) == 0)
-        for (auto& entry : absolute_entries(variable.substr(5))) confinement.named_read_only.push_back(std::move(entry));
-    for (const auto& directory : settings_.shown) confinement.named_read_only.push_back(directory);
-    for (const auto& name : provider.value("envAllowlist", model::Json::array())) {
-      const char* value = std::getenv(model::str(name).c_str());
-      if (value == nullptr || model::str(name) == "PATH") continue;
-      for (auto& entry : absolute_entries(value)) confinement.named.push_back(std::move(entry));
-    }
-    confinement.program = spec.program;
-    confinement.network_none = settings_.network_none;
     command = workspace::bwrap_arguments(confinement, command);
     command.insert(command.begin(), tools_.bwrap);
     program = tools_.bwrap;
@@ -129,8 +139,8 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
   // overlay the mount; copy without it (no namespaces here) runs the provider as it is.
   if (!tools_.launcher.empty()) {
     std::vector<std::string> launcher{tools_.launcher, "--parent", std::to_string(::getpid())};
-    if (settings_.mode == WorkspaceMode::overlay)
-      launcher.insert(launcher.end(), {"--overlay", made.repository, made.directory + "/upper", made.directory + "/work"});
+    if (overlay) launcher.insert(launcher.end(), {"--overlay", made.base, made.directory + "/upper", made.directory + "/work"});
+    if (max_processes > 0) launcher.insert(launcher.end(), {"--max-processes", std::to_string(max_processes)});
     launcher.insert(launcher.end(), {"--view", settings_.confine ? made.directory : made.view, "--"});
     command.insert(command.begin(), launcher.begin(), launcher.end());
     program = tools_.launcher;
@@ -140,9 +150,50 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
   spec.working_directory = settings_.confine || !tools_.launcher.empty() ? made.directory : made.view;
 }
 
+void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& made, const model::Json& provider) const {
+  std::vector<std::string> command{spec.program};
+  command.insert(command.end(), spec.args.begin(), spec.args.end());
+  const bool overlay = settings_.mode == WorkspaceMode::overlay;
+  workspace::Confinement confinement;
+  if (settings_.confine) {
+    confinement = base_confinement(spec, made, overlay);
+    // A variable the provider's allowlist names explicitly shows the directories it names,
+    // writable (an agent's home holds its sessions); HOME passed by default stays hidden.
+    for (const auto& name : provider.value("envAllowlist", model::Json::array())) {
+      const char* value = std::getenv(model::str(name).c_str());
+      if (value == nullptr || model::str(name) == "PATH") continue;
+      for (auto& entry : absolute_entries(value)) confinement.named.push_back(std::move(entry));
+    }
+  }
+  launch(spec, std::move(command), std::move(confinement), made, overlay, 0);
+}
+
+void ExecutionWorkspaces::wrap_check(exec::ProcessSpec& spec, const AttemptWorkspace& made, const CheckConfinement& check) const {
+  std::vector<std::string> command{spec.program};
+  command.insert(command.end(), spec.args.begin(), spec.args.end());
+  const bool overlay = settings_.mode == WorkspaceMode::overlay;
+  workspace::Confinement confinement = base_confinement(spec, made, overlay);
+  confinement.network_none = !check.network;
+  confinement.read_only_mounts = check.read_only_mounts;
+  launch(spec, std::move(command), std::move(confinement), made, overlay, check.max_processes);
+}
+
+void ExecutionWorkspaces::wrap_setup(exec::ProcessSpec& spec, const std::string& tree, const std::string& repository,
+                                     const CheckConfinement& check) const {
+  std::vector<std::string> command{spec.program};
+  command.insert(command.end(), spec.args.begin(), spec.args.end());
+  // Seen as a copy bound at the repository's path: made.directory + "/tree" is `tree`.
+  const std::string holder = fs::path(tree).parent_path().string();
+  AttemptWorkspace made{holder, repository, repository, repository};
+  workspace::Confinement confinement = base_confinement(spec, made, false);
+  confinement.workspace = tree;
+  confinement.network_none = !check.network;
+  launch(spec, std::move(command), std::move(confinement), made, false, check.max_processes);
+}
+
 workspace::TreeChanges ExecutionWorkspaces::changes(const AttemptWorkspace& made) const {
-  if (settings_.mode == WorkspaceMode::overlay) return workspace::overlay_changes(made.repository, made.directory + "/upper");
-  return workspace::copy_changes(made.repository, made.directory + "/tree");
+  if (settings_.mode == WorkspaceMode::overlay) return workspace::overlay_changes(made.base, made.directory + "/upper");
+  return workspace::copy_changes(made.base, made.directory + "/tree");
 }
 
 void ExecutionWorkspaces::keep_patch(const workspace::TreeChanges& changes, const std::string& execution_key) const {

@@ -1,4 +1,5 @@
 #include "strata/app/study/run_inputs.hpp"
+#include "strata/model/json/json_writer.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -87,6 +88,24 @@ std::vector<std::string> changed_inputs(const std::string& run_id, const Json& r
       if (was["trees"].contains(id) && was["trees"][id] != tree)
         changes.push_back("repository " + id + " changed since run " + run_id + " started: " + str(was["trees"][id]) +
                           " -> " + str(tree));
+  }
+  // The verifier (--verify, docs/VERIFIER.md): its configuration, prepared layers and hidden checks.
+  const Json& verifier_was = recorded.contains("verifier") ? recorded["verifier"] : none;
+  const Json& verifier_is = now.contains("verifier") ? now["verifier"] : none;
+  if (verifier_was.empty() != verifier_is.empty()) {
+    changes.push_back("verifier changed since run " + run_id + " started: " +
+                      (verifier_was.empty() ? std::string("none -> --verify") : std::string("--verify -> none")));
+  } else if (!verifier_is.empty()) {
+    if (verifier_was.value("config", "") != verifier_is.value("config", ""))
+      changes.push_back("verifier config changed since run " + run_id + " started: " + verifier_was.value("config", "") +
+                        " -> " + verifier_is.value("config", ""));
+    for (const char* member : {"preparedLayers", "hiddenChecks"}) {
+      const Json before = verifier_was.value(member, Json::object()), after = verifier_is.value(member, Json::object());
+      if (before != after)
+        changes.push_back(std::string("verifier ") + (std::string(member) == "preparedLayers" ? "prepared layers" : "hidden checks") +
+                          " changed since run " + run_id + " started: " + model::compact_json(before) + " -> " +
+                          model::compact_json(after));
+    }
   }
   const Json no_programs = Json::array();
   const Json& before = recorded.contains("programs") ? recorded["programs"] : no_programs;

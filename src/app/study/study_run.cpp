@@ -14,12 +14,15 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "strata/app/study/execution_workspaces.hpp"
 #include "strata/app/study/repository_trees.hpp"
 #include "strata/app/study/run_inputs.hpp"
 #include "strata/app/study/run_ledger.hpp"
+#include "strata/app/verifier/study_verifier.hpp"
+#include "strata/app/verifier/verifier_phase.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
 #include "strata/model/study/artifact.hpp"
@@ -111,6 +114,7 @@ class StudyRun {
     ledger_.load();
     ledger_.check_capacity();
     check_inputs();
+    prepare_layers();
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
                                                       ledger_.journal_valid_bytes());
     std::exception_ptr failure;
@@ -137,7 +141,9 @@ class StudyRun {
   void check_inputs() {
     Json now = current_run_inputs(inputs_, preflight_);
     if (settings_.workspaces != nullptr) now["workspace"] = workspace_inputs(preflight_, settings_.workspaces->settings());
+    if (settings_.verifier != nullptr) now["verifier"] = settings_.verifier->inputs(now["workspace"]["trees"]);
     const std::optional<Json> recorded = store::read_run_inputs(settings_.ledger_path, run_id_);
+    recorded_inputs_ = recorded;
     if (recorded) {
       input_changes_ = changed_inputs(run_id_, *recorded, now);
       if (!input_changes_.empty() && !settings_.accept_changed_inputs) {
@@ -151,6 +157,18 @@ class StudyRun {
       inputs_check_ = ledger_.holds_run(run_id_) ? "unrecorded" : "recorded";
     }
     if (!recorded || !input_changes_.empty()) store::write_run_inputs(settings_.ledger_path, run_id_, now);
+  }
+
+  // --verify: the prepared layers of the repositories whose executions are still to run, set up
+  // before the first of them (docs/VERIFIER.md); a resume re-uses them.
+  void prepare_layers() {
+    if (settings_.verifier == nullptr) return;
+    std::map<std::string, std::string> pending;  // repositoryId -> root
+    for (std::size_t i = 0; i < preflight_.executions.size(); ++i) {
+      const PlannedExecution& e = preflight_.executions[i];
+      if (!e.assisted_unavailable && !ledger_.holds_execution(i)) pending.emplace(str(e.recorded["repositoryId"]), e.repository_root);
+    }
+    settings_.verifier->prepare(*settings_.workspaces, pending, recorded_inputs_ ? &*recorded_inputs_ : nullptr);
   }
 
   // After the run: the last fold, then what the summary reports.
@@ -240,6 +258,17 @@ class StudyRun {
       jobs_.finish_outside_slot(record_observation(std::move(observation)));
       co_return;
     }
+    if (settings_.verifier != nullptr && settings_.verifier->setup_failed(str(e.recorded["repositoryId"]))) {
+      // Its repository's set-up failed: nothing to run it in. Recorded as a provider that could
+      // not be started, with the set-up named as the cause; not launched.
+      exec::ProcessResult not_started;
+      model::AttemptRecord record = engine::attempt_record(not_started, output_limit(*e.provider));
+      record.error_code = "setup-failed";
+      in.observed_at = now_iso8601();
+      ++executed_;
+      jobs_.finish_outside_slot(record_observation(model::build_judged_observation(in, record, *e.task)));
+      co_return;
+    }
     // The run-wide budget: every attempt at the plan's token budget, at the entry's highest rate.
     const int attempts = static_cast<int>(inputs_.plan["budget"]["maxAttempts"].get<double>());
     const engine::Spend worst_one = worst_attempt(*e.provider);
@@ -306,7 +335,8 @@ class StudyRun {
     std::string failure;
     const std::function<void()> make = [&] {
       try {
-        made = workspaces.make(name, e.repository_root);
+        made = workspaces.make(name, e.repository_root,
+                               settings_.verifier != nullptr ? settings_.verifier->base_of(str(e.recorded["repositoryId"])) : "");
       } catch (const Error& error) {
         failure = error.describe();
       }
@@ -338,7 +368,37 @@ class StudyRun {
     };
     co_await off_loop(measure);
     if (!failure.empty()) std::fprintf(stderr, "strata: execution %s: %s\n", key.c_str(), failure.c_str());
+    if (settings_.verifier != nullptr) co_await verify(e, *made, record);
     co_return record;
+  }
+
+  // --verify: the task's checks in the attempt's workspace, whatever the provider's status, and
+  // their output kept outside the ledger. Interrupted, it records nothing (the caller discards
+  // the attempt: a resume runs the execution again).
+  asio::awaitable<void> verify(const PlannedExecution& e, const AttemptWorkspace& made, model::AttemptRecord& record) {
+    const model::VerifierPlan& plan = settings_.verifier->plan();
+    VerifierPhase phase;
+    phase.workspaces = settings_.workspaces;
+    phase.workspace = &made;
+    phase.checks = &plan.checks_by_task.at(str(e.recorded["taskId"]));
+    phase.preparation = plan.preparation(str(e.recorded["repositoryId"]));
+    phase.kill_grace = settings_.kill_grace;
+    phase.bound_processes = settings_.verifier->processes_bounded();
+    phase.stopping = [this] { return jobs_.stopping(); };
+    model::VerifiedRun verified = co_await run_verifier_phase(std::move(phase));
+    if (jobs_.stopping()) co_return;
+    const std::string key = model::execution_key(e.recorded);
+    std::string failure;
+    const std::function<void()> keep = [&] {
+      try {
+        settings_.verifier->write_output(key, verified);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(keep);
+    if (!failure.empty()) std::fprintf(stderr, "strata: execution %s: verifier output: %s\n", key.c_str(), failure.c_str());
+    record.verification = std::move(verified);
   }
 
   asio::awaitable<void> remove_workspace(AttemptWorkspace made) {
@@ -413,6 +473,7 @@ class StudyRun {
   double executed_ = 0, skipped_ = 0, completed_ = 0, failed_ = 0, tokens_ = 0, cost_ = 0;
   int recorded_unavailable_ = 0;
   std::string inputs_check_;
+  std::optional<Json> recorded_inputs_;  // <ledger>.inputs as the run found it
   std::vector<std::string> input_changes_;
 };
 

@@ -4,6 +4,7 @@
 #include "strata/model/cm/cm_packet.hpp"
 #include "strata/model/study/content_hash.hpp"
 #include "strata/model/study/payload_shapes.hpp"
+#include "strata/model/study/verifier_config_shape.hpp"
 
 namespace strata::model {
 namespace {
@@ -414,6 +415,8 @@ std::vector<ArtifactSpec> build_specs() {
       spec(ArtifactKind::ledger, "controlled-study-observation-ledger", "ledger",
            "Invalid observation-ledger content hash.", sealed_ledger(sealed_observation)),
       spec(ArtifactKind::protocol, "study-protocol", "protocol", "", protocol()),
+      spec(ArtifactKind::verifier_config, "strata-verifier-config", "verifier-config", "Invalid verifier-config content hash.",
+           verifier_config_payload()),
   };
 }
 

@@ -16,6 +16,9 @@ namespace {
 constexpr const char* kRubricActor = "deterministic-rubric-v1";
 constexpr const char* kRubricReason =
     "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.";
+constexpr const char* kVerifiedRubricReason =
+    "Independent bounded evaluation of execution status, the acceptance checks run by Strata's verifier (not the "
+    "agent's own report), and exact required evidence coverage.";
 
 
 Json observation_head(const ObservationInputs& in) {
@@ -106,6 +109,13 @@ Json observation_payload(const ObservationInputs& in, const AttemptRecord& attem
     response["measurements"]["workspaceChangedFiles"] = attempt.workspace_change->files;
     response["measurements"]["workspaceChangedBytes"] = attempt.workspace_change->bytes;
   }
+  // The verified names are Strata's alone: a provider that reports one (claiming a verification
+  // that never ran) has it dropped, with or without --verify.
+  if (response.contains("measurements") && response["measurements"].is_object()) drop_verified_measurements(response["measurements"]);
+  if (attempt.verification) {  // Strata's own, under names of their own: the agent's claim stays as it is
+    if (!response.contains("measurements")) response["measurements"] = Json::object();
+    add_verified_measurements(response["measurements"], *attempt.verification);
+  }
   const double tokens = number_member(response, "inputTokens").value_or(0) + number_member(response, "outputTokens").value_or(0);
   if (tokens > (*in.plan)["budget"]["maxTokens"].get<double>()) {
     attempt.status = "budget-exceeded";
@@ -158,12 +168,22 @@ namespace {
 
 Json rubric_adjudication(const Json& observation, const Json& task) {
   const Json measurements = observation.value("measurements", Json::object());
-  const auto passed = number_member(measurements, "acceptanceChecksPassed");
-  const auto total = number_member(measurements, "acceptanceChecksTotal");
-  const auto executed = number_member(measurements, "acceptanceChecksExecuted");
   const auto checks = static_cast<double>(task["acceptanceChecks"].size());
-  const bool blocked = observation["execution"]["status"] != "completed" || !passed || total != checks ||
-                       executed != checks || *passed > *executed;
+  const bool completed = observation["execution"]["status"] == "completed";
+  // Verified counts, when the verifier ran, are the facts: a check it could not execute is simply
+  // not passed. The self-report must be whole and consistent, or the record is blocked.
+  const std::optional<VerifiedCounts> verified = verified_counts(measurements);
+  std::optional<double> passed;
+  bool blocked = !completed;
+  if (verified) {
+    passed = verified->passed;
+    blocked = blocked || verified->total != checks;
+  } else {
+    passed = number_member(measurements, "acceptanceChecksPassed");
+    const auto total = number_member(measurements, "acceptanceChecksTotal");
+    const auto executed = number_member(measurements, "acceptanceChecksExecuted");
+    blocked = blocked || !passed || total != checks || executed != checks || *passed > *executed;
+  }
   double present = 0;
   for (const auto& requirement : task["evidenceRequirements"])
     for (const auto& id : observation["evidenceIds"])
@@ -173,8 +193,8 @@ Json rubric_adjudication(const Json& observation, const Json& task) {
       }
   const std::string outcome = rubric_outcome(blocked, false, passed.value_or(0), checks, present,
                                              static_cast<double>(task["evidenceRequirements"].size()));
-  return Json{{"status", "automated"}, {"actor", kRubricActor}, {"method", kRubricActor},
-              {"outcome", outcome},    {"reason", kRubricReason}};
+  return Json{{"status", "automated"}, {"actor", kRubricActor},     {"method", kRubricActor},
+              {"outcome", outcome},    {"reason", verified ? kVerifiedRubricReason : kRubricReason}};
 }
 
 }  // namespace

@@ -144,6 +144,18 @@ void check_protocol(const Json& protocol) {
       throw Error("Protocol stopping target references unknown metric " + str(target["metricId"]) + ".");
 }
 
+// One entry per check and per repository: two would leave which one applies to chance.
+void check_verifier_config(const Json& config) {
+  std::set<std::string> seen;
+  for (const auto& check : config.value("checks", Json::array()))
+    if (!seen.insert(str(check["taskId"]) + "/" + str(check["checkId"])).second)
+      throw Error("Duplicate verifier-config check " + str(check["taskId"]) + "/" + str(check["checkId"]) + ".");
+  seen.clear();
+  for (const auto& repository : config.value("repositories", Json::array()))
+    if (!seen.insert(str(repository["repositoryId"])).second)
+      throw Error("Duplicate verifier-config repository " + str(repository["repositoryId"]) + ".");
+}
+
 }  // namespace
 
 void check_semantics(ArtifactKind kind, const Json& artifact, bool on_parse) {
@@ -157,6 +169,7 @@ void check_semantics(ArtifactKind kind, const Json& artifact, bool on_parse) {
       break;
     case ArtifactKind::ledger: check_ledger(artifact); break;
     case ArtifactKind::protocol: check_protocol(artifact); break;
+    case ArtifactKind::verifier_config: check_verifier_config(artifact); break;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "strata/exec/process_spec.hpp"
 #include "strata/model/json/json.hpp"
+#include "strata/workspace/confinement.hpp"
 #include "strata/workspace/tree_changes.hpp"
 #include "strata/workspace/workspace_settings.hpp"
 
@@ -19,6 +20,15 @@ struct AttemptWorkspace {
   std::string directory;   // <ledger>.workspaces/<session>-<attempt>
   std::string repository;  // the repository root (absolute): the view is seen at this path
   std::string view;        // the provider's working directory as Strata starts it
+  std::string base;        // the tree the view starts from: the repository, or its prepared layer
+};
+
+// What a confined check or set-up (the verifier's, docs/VERIFIER.md) sees beyond the system: no
+// allowlisted directory, its network only when allowed, and read-only mounts of its own.
+struct CheckConfinement {
+  bool network = false;
+  long max_processes = 0;  // alive at once, by a pids cgroup (the launcher's --max-processes); 0: none
+  std::vector<std::pair<std::string, std::string>> read_only_mounts;  // (source, destination)
 };
 
 // The programs and places a confined or overlaid provider needs, found at pre-flight.
@@ -45,11 +55,25 @@ class ExecutionWorkspaces {
 
   // Makes the workspace of one attempt. Throws strata::Error (ENOSPC, permissions) after
   // removing whatever it made.
-  AttemptWorkspace make(const std::string& name, const std::string& repository) const;
+  // `base` is the tree the workspace starts from: empty for the repository itself, or a prepared
+  // layer (the verifier's set-up, seen at the repository's path).
+  AttemptWorkspace make(const std::string& name, const std::string& repository, const std::string& base = "") const;
 
   // Rewrites `spec` (program, args, working directory) to run its provider in `workspace`;
   // `provider` is its config entry (the allowlist names what a confined provider may see).
   void wrap(exec::ProcessSpec& spec, const AttemptWorkspace& workspace, const model::Json& provider) const;
+
+  // The same for one of the verifier's checks in the attempt's workspace (after its provider
+  // exited): confined (--verify needs --confine), none of the provider's allowlisted directories.
+  void wrap_check(exec::ProcessSpec& spec, const AttemptWorkspace& workspace, const CheckConfinement& check) const;
+
+  // A repository's set-up, confined, in `tree` (a copy of the repository) seen at `repository`.
+  void wrap_setup(exec::ProcessSpec& spec, const std::string& tree, const std::string& repository,
+                  const CheckConfinement& check) const;
+
+  // Directories no provider may see or write (the verifier's prepared layers, hidden checks and
+  // outputs): hidden and kept out like Strata's own files.
+  void keep_out(const std::string& directory);
 
   // What the attempt changed, relative to its repository.
   workspace::TreeChanges changes(const AttemptWorkspace& workspace) const;
@@ -65,6 +89,12 @@ class ExecutionWorkspaces {
   WorkspaceTools tools_;
   std::string ledger_path_;
   std::string root_;  // <ledger>.workspaces
+
+  // `command` under bwrap (when confined) and the launcher; fills spec's program, args, directory.
+  // `max_processes` > 0: the launcher bounds the processes alive at once (when it is used).
+  void launch(exec::ProcessSpec& spec, std::vector<std::string> command, workspace::Confinement confinement,
+              const AttemptWorkspace& made, bool overlay, long max_processes) const;
+  workspace::Confinement base_confinement(const exec::ProcessSpec& spec, const AttemptWorkspace& made, bool overlay) const;
 };
 
 // <ledger>.workspaces

@@ -15,6 +15,7 @@
 namespace strata::app {
 
 class ExecutionWorkspaces;
+class StudyVerifier;
 
 struct RunSettings {
   std::string ledger_path;
@@ -26,6 +27,7 @@ struct RunSettings {
   engine::SpendLimits limits;           // --max-tokens, --max-cost-usd: what this invocation may spend
   bool accept_changed_inputs = false;   // --accept-changed-inputs: resume even if <ledger>.inputs differs
   const ExecutionWorkspaces* workspaces = nullptr;  // --workspace copy|overlay (not owned); nullptr: none
+  StudyVerifier* verifier = nullptr;  // --verify (not owned, needs workspaces); nullptr: no verifier phase
 };
 
 struct RunOutcome {

@@ -14,7 +14,8 @@ namespace strata::model {
 
 class LedgerHasher;
 
-enum class ArtifactKind { provider_config, repository_config, task_suite, run_plan, observation, ledger, protocol };
+// verifier_config is Strata's own (docs/VERIFIER.md), sealed like the study's artifacts.
+enum class ArtifactKind { provider_config, repository_config, task_suite, run_plan, observation, ledger, protocol, verifier_config };
 
 struct ArtifactSpec {
   ArtifactKind kind;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "strata/model/json/json.hpp"
+#include "strata/model/verifier/verified_record.hpp"
 
 namespace strata::model {
 
@@ -32,6 +33,9 @@ struct AttemptRecord {
     double files = 0, bytes = 0;
   };
   std::optional<WorkspaceChange> workspace_change;
+  // The acceptance checks Strata ran itself (--verify, docs/VERIFIER.md): the verified
+  // measurements, beside the agent's own claim.
+  std::optional<VerifiedRun> verification;
 };
 
 struct ObservationInputs {

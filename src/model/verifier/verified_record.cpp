@@ -1,0 +1,53 @@
+#include "strata/model/verifier/verified_record.hpp"
+
+#include "strata/model/json/json_access.hpp"
+#include "strata/model/json/utf.hpp"
+
+namespace strata::model {
+
+void add_verified_measurements(Json& measurements, const VerifiedRun& verification) {
+  double executed = 0, passed = 0;
+  for (const auto& check : verification.checks) {
+    if (check.result == CheckResult::not_executed) continue;
+    ++executed;
+    const bool ok = check.result == CheckResult::passed;
+    passed += ok ? 1 : 0;
+    measurements["verifiedCheck." + check.id] = ok ? 1.0 : 0.0;
+  }
+  measurements["verifiedChecksTotal"] = static_cast<double>(verification.checks.size());
+  measurements["verifiedChecksExecuted"] = executed;
+  measurements["verifiedChecksPassed"] = passed;
+  measurements["verifierDurationMs"] = verification.duration_ms;
+}
+
+void drop_verified_measurements(Json& measurements) {
+  for (auto it = measurements.begin(); it != measurements.end();) {
+    const std::string& name = it.key();
+    if (name.rfind("verifiedCheck", 0) == 0 || name == "verifierDurationMs") it = measurements.erase(it);
+    else ++it;
+  }
+}
+
+Json verifier_output(const std::string& execution_key, const VerifiedRun& verification) {
+  Json checks = Json::array();
+  for (const auto& check : verification.checks)
+    checks.push_back({{"id", check.id},
+                      {"result", check_result_name(check.result)},
+                      {"exitCode", check.exit_code ? Json(*check.exit_code) : Json(nullptr)},
+                      {"durationMs", check.duration_ms},
+                      {"stdoutBytes", check.stdout_bytes},
+                      {"stderrBytes", check.stderr_bytes},
+                      {"stdout", sanitize_utf8(check.stdout_text)},
+                      {"stderr", sanitize_utf8(check.stderr_text)}});
+  return Json{{"executionKey", execution_key}, {"checks", std::move(checks)}};
+}
+
+std::optional<VerifiedCounts> verified_counts(const Json& measurements) {
+  const auto total = number_member(measurements, "verifiedChecksTotal");
+  const auto executed = number_member(measurements, "verifiedChecksExecuted");
+  const auto passed = number_member(measurements, "verifiedChecksPassed");
+  if (!total || !executed || !passed) return std::nullopt;
+  return VerifiedCounts{*total, *executed, *passed};
+}
+
+}  // namespace strata::model
