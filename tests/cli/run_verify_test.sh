@@ -149,8 +149,11 @@ def providers(_):
             entries.append({"modelId": m, "scenarioIds": [s], "command": f"{work}/bin/{ROLES.get((m, s), 'fixer')}.sh",
                             "args": [], "providerNetwork": False, "maxInputBytes": 1000000, "maxOutputBytes": 10000,
                             "envAllowlist": ["STRATA_TEST_SECRET"]})
-    json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries},
-              open(f"{work}/providers.payload.json", "w"))
+    # The adjudicator: a scripted judge that reads acceptanceExecution (the verifier's counts).
+    judge = {"id": "judge-verified", "modelId": "reference-model", "command": f"{work}/bin/judge.sh", "providerNetwork": False,
+             "maxInputBytes": 1000000, "maxOutputBytes": 10000}
+    json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": entries,
+               "adjudicator": judge}, open(f"{work}/providers.payload.json", "w"))
 
 
 def verifier(name):
@@ -221,6 +224,20 @@ printf '{"taskOutcome":"success","evidenceQuality":"high","safetyOutcome":"safe"
 SH
   chmod +x "$WORK/bin/$1.sh"
 }
+# The judge: success when the acceptance checks it is shown all passed by Strata's verifier and
+# the execution completed, incomplete otherwise; it keeps every request it is given.
+cat >"$WORK/bin/judge.sh" <<SH
+#!/bin/sh
+python3 -c 'import json, sys
+request = json.load(sys.stdin)
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps(request) + "\\n")
+a = request["candidate"]["acceptanceExecution"]
+ok = a.get("source") == "strata-verifier" and a["status"] == "completed" and a["passed"] == a["total"]
+print(json.dumps({"outcome": "success" if ok else "incomplete", "confidence": 0.9, "reasonCodes": ["verified-checks"],
+                  "inputTokens": 10, "outputTokens": 5, "tokenMethod": "provider"}))' "$WORK/judge-requests.log"
+SH
+chmod +x "$WORK/bin/judge.sh"
 make_agent fixer "sed -i 's/return a - b/return a + b/' calc.py"
 make_agent liar ":"
 make_agent breaker "printf 'def add(a, b) return a +\n' > calc.py"
@@ -274,13 +291,16 @@ for o in observations:
     assert isinstance(m.get("verifierDurationMs"), (int, float)) and m["verifierDurationMs"] >= 0, (where, m)
     if "changed" in spec:
         assert m.get("workspaceChangedFiles") == spec["changed"][role], (where, role, "workspaceChangedFiles", m)
-    if role == "late":  # timed out: no self-report, verified all the same
+    if role == "late":  # timed out: no self-report (no claim to agree or not), verified all the same
         assert e["status"] == "timed-out", (where, e)
-        assert "acceptanceChecksPassed" not in m, (where, m)
+        assert "acceptanceChecksPassed" not in m and "verifiedClaimAgrees" not in m, (where, m)
     else:
         assert e["status"] == "completed", (where, e)
         claim = [m.get(k) for k in ("acceptanceChecksPassed", "acceptanceChecksTotal", "acceptanceChecksExecuted")]
         assert claim == [len(checks)] * 3, (where, role, "the agent's own claim changed", m)
+        # Every agent claims every check passed: the claim agrees exactly when they all did.
+        agrees = 1 if all(r == "passed" for r in want.values()) else 0
+        assert m.get("verifiedClaimAgrees") == agrees, (where, role, "verifiedClaimAgrees", agrees, m)
         for k, v in spec.get("exact", {}).items():
             assert m.get(k) == v, (where, role, k, m)
         assert a.get("status") == "automated" and "verifier" in a.get("reason", ""), (where, role, a)
@@ -343,6 +363,26 @@ expect_true "[ \$(ls '$LEDGER.verifier' | wc -l) = 16 ]" "overlay --verify: one 
 expect_true "grep -l 'calc-add-broken-$MARK' '$LEDGER.verifier'/*.json >/dev/null && grep -l 'calc-suite-ran-$MARK' '$LEDGER.verifier'/*.json >/dev/null" \
   "overlay --verify: the checks' stderr and stdout are in the verifier output files"
 expect_clean_after "overlay --verify" "$LEDGER"
+# The adjudicator is shown Strata's counts, marked as the verifier's, and the agent's claim apart.
+run adjudicate "$LEDGER" "$WORK/main.suite.json" --adjudicator "$WORK/providers.json" --output "$WORK/out/adjudicated.json"
+expect_code 0 "overlay --verify: strata adjudicate exits 0"
+expect_true "python3 - '$WORK/out/adjudicated.json' '$WORK/judge-requests.log' <<'PY' >&2
+import collections, json, sys
+ROLES = {('low-cost-model', 'repository-only'): 'fixer', ('reference-model', 'repository-only'): 'liar',
+         ('low-cost-model', 'deterministic-doc-bridge'): 'breaker', ('reference-model', 'deterministic-doc-bridge'): 'late'}
+outcomes = collections.defaultdict(set)
+for o in json.load(open(sys.argv[1]))['observations']:
+    outcomes[ROLES[(o['task']['modelId'], o['task']['scenarioId'])]].add(o['adjudication']['outcome'])
+assert dict(outcomes) == {'fixer': {'success'}, 'liar': {'incomplete'}, 'breaker': {'incomplete'}, 'late': {'incomplete'}}, dict(outcomes)
+requests = [json.loads(line) for line in open(sys.argv[2])]
+assert len(requests) == 16, len(requests)
+for r in requests:
+    c = r['candidate']
+    assert c['acceptanceExecution']['source'] == 'strata-verifier' and 'Strata' in r['instruction'], c['acceptanceExecution']
+    assert c['acceptanceExecution']['total'] == 2 and c['acceptanceExecution']['passed'] == c['measurements']['verifiedChecksPassed'], c
+    if c['execution']['status'] == 'completed':
+        assert c['measurements']['acceptanceChecksPassed'] == 2, c['measurements']  # the claim, shown apart
+PY" "overlay --verify: the adjudicator judges the verified counts (fixers success, liars and breakers not), the claims shown apart"
 # Without --verify the claims are all there is: the liar and the breaker pass as successes.
 vrun main "$WORK/out/claims.json" --jobs 8 --workspace overlay --confine
 expect_code 0 "without --verify: run exits 0"

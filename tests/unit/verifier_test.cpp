@@ -94,6 +94,7 @@ TEST_CASE("the verified measurements: numbers only, not-executed checks left out
   CHECK_FALSE(m.contains("verifiedCheck.gone"));
   CHECK(m["verifierDurationMs"] == 42);
   CHECK(m["acceptanceChecksPassed"] == 4);  // the claim kept
+  CHECK(m["verifiedClaimAgrees"] == 0);      // it claimed 4 of 4; 1 of 4 passed
   CHECK(m.dump().find("secret-output") == std::string::npos);
   const auto counts = verified_counts(m);
   REQUIRE(counts);
@@ -101,8 +102,31 @@ TEST_CASE("the verified measurements: numbers only, not-executed checks left out
   CHECK(counts->executed == 3);
   CHECK(counts->passed == 1);
   drop_verified_measurements(m);
+  CHECK_FALSE(m.contains("verifiedClaimAgrees"));
   CHECK_FALSE(verified_counts(m));
   CHECK(m == parse_json(R"({"acceptanceChecksPassed":4,"acceptanceChecksTotal":4,"acceptanceChecksExecuted":4})"));
+}
+
+TEST_CASE("the claim agrees when it said every check passed exactly when every check did", "[verifier]") {
+  VerifiedRun all, some;
+  all.checks = {outcome("a", CheckResult::passed), outcome("b", CheckResult::passed)};
+  some.checks = {outcome("a", CheckResult::passed), outcome("b", CheckResult::failed)};
+  auto agrees = [](const std::string& claim, const VerifiedRun& run) {
+    Json m = parse_json(claim);
+    add_verified_measurements(m, run);
+    return m.contains("verifiedClaimAgrees") ? std::optional<double>(m["verifiedClaimAgrees"].get<double>()) : std::nullopt;
+  };
+  const std::string claims_all = R"({"acceptanceChecksPassed":2,"acceptanceChecksTotal":2})";
+  const std::string claims_one = R"({"acceptanceChecksPassed":1,"acceptanceChecksTotal":2})";
+  CHECK(agrees(claims_all, all) == 1);   // confirmed
+  CHECK(agrees(claims_all, some) == 0);  // claimed, failed
+  CHECK(agrees(claims_one, all) == 0);   // not claimed, passed
+  CHECK(agrees(claims_one, some) == 1);  // not claimed, not passed
+  CHECK(agrees(R"({"acceptanceChecksPassed":3,"acceptanceChecksTotal":3})", all) == 0);  // another task's count
+  CHECK_FALSE(agrees("{}", all));                                   // no claim: no agreement
+  CHECK_FALSE(agrees(R"({"acceptanceChecksPassed":2})", all));
+  CHECK(claimed_all_passed(parse_json(claims_all), 2) == std::optional<bool>(true));
+  CHECK(claimed_all_passed(parse_json(claims_one), 2) == std::optional<bool>(false));
 }
 
 TEST_CASE("the verifier output file: every check, bounded outputs as UTF-8", "[verifier]") {
@@ -250,9 +274,11 @@ TEST_CASE("the adjudicator request carries the verified counts and says whose th
   CHECK(acceptance["total"] == 1);
   CHECK(acceptance["executed"] == 1);
   CHECK(acceptance["measurementPresent"] == true);
+  CHECK(acceptance["source"] == "strata-verifier");
   CHECK(lie["candidate"]["measurements"]["acceptanceChecksPassed"] == 1);
   CHECK(lie["instruction"].get<std::string>().find("Strata's verifier") != std::string::npos);
   const Json claimed = adjudicator_request(verified_observation(kClaimsAll, std::nullopt, "success"), task);
   CHECK(claimed["candidate"]["acceptanceExecution"]["passed"] == 1);
+  CHECK_FALSE(claimed["candidate"]["acceptanceExecution"].contains("source"));
   CHECK(claimed["instruction"].get<std::string>().find("Strata's verifier") == std::string::npos);
 }

@@ -57,9 +57,10 @@ Json candidate(const Json& observation, const Json& task) {
                      {"total", member_or_null(measurements, "acceptanceChecksTotal")},
                      {"executed", member_or_null(measurements, "acceptanceChecksExecuted")},
                      {"measurementPresent", measured}};
+  // "source" only then: a request without a verifier stays the reference adjudicator's, byte for byte.
   if (const auto verified = verified_counts(measurements))
     acceptance = {{"status", execution["status"]}, {"passed", verified->passed}, {"total", verified->total},
-                  {"executed", verified->executed}, {"measurementPresent", true}};
+                  {"executed", verified->executed}, {"measurementPresent", true}, {"source", "strata-verifier"}};
   return Json{{"taskOutcome", member_or_null(observation, "taskOutcome")},
               {"evidenceQuality", member_or_null(observation, "evidenceQuality")},
               {"safetyOutcome", member_or_null(observation, "safetyOutcome")},

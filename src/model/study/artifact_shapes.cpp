@@ -362,7 +362,9 @@ ShapePtr adjudicator_request() {
        required("acceptanceExecution",
                 object({required("status", text(TextRule::identifier)), required("passed", nullable(number(0))),
                         required("total", nullable(number(0))), optional("executed", nullable(number(0))),
-                        required("measurementPresent", boolean())})),
+                        required("measurementPresent", boolean()),
+                        // Strata's own (docs/VERIFIER.md): present when the counts are its verifier's.
+                        optional("source", constant("strata-verifier"))})),
        required("measurements", measurements()),
        required("execution", object({required("status", text(TextRule::identifier)), required("durationMs", count()),
                                      required("responseBytes", count())}))});

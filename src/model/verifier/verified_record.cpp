@@ -18,12 +18,23 @@ void add_verified_measurements(Json& measurements, const VerifiedRun& verificati
   measurements["verifiedChecksExecuted"] = executed;
   measurements["verifiedChecksPassed"] = passed;
   measurements["verifierDurationMs"] = verification.duration_ms;
+  const double total = static_cast<double>(verification.checks.size());
+  if (const auto claimed = claimed_all_passed(measurements, total))
+    measurements["verifiedClaimAgrees"] = *claimed == (passed == total) ? 1.0 : 0.0;
+}
+
+std::optional<bool> claimed_all_passed(const Json& measurements, double checks) {
+  const auto passed = number_member(measurements, "acceptanceChecksPassed");
+  const auto total = number_member(measurements, "acceptanceChecksTotal");
+  if (!passed || !total) return std::nullopt;
+  return *passed == *total && *total == checks;
 }
 
 void drop_verified_measurements(Json& measurements) {
   for (auto it = measurements.begin(); it != measurements.end();) {
     const std::string& name = it.key();
-    if (name.rfind("verifiedCheck", 0) == 0 || name == "verifierDurationMs") it = measurements.erase(it);
+    if (name.rfind("verifiedCheck", 0) == 0 || name == "verifierDurationMs" || name == "verifiedClaimAgrees")
+      it = measurements.erase(it);
     else ++it;
   }
 }

@@ -26,10 +26,17 @@ struct VerifiedRun {
 };
 
 // verifiedChecksTotal, verifiedChecksExecuted, verifiedChecksPassed, verifiedCheck.<id> (1 or 0,
-// absent when not executed), verifierDurationMs.
+// absent when not executed), verifierDurationMs, and verifiedClaimAgrees when `measurements`
+// hold the agent's claim (acceptanceChecksPassed and acceptanceChecksTotal): 1 when it claimed
+// every check passed exactly when every check did, else 0.
 void add_verified_measurements(Json& measurements, const VerifiedRun& verification);
 
-// Removes every measurement of those names (a provider's response may not claim them).
+// The agent's claim that every check passed: its acceptanceChecksPassed equals its
+// acceptanceChecksTotal, which equals the task's number of checks. None without both numbers.
+std::optional<bool> claimed_all_passed(const Json& measurements, double checks);
+
+// Removes every measurement of those names (a provider's response may not claim them), and
+// verifiedClaimAgrees.
 void drop_verified_measurements(Json& measurements);
 
 // The verifier output file: {"executionKey", "checks": [{"id", "result", "exitCode", "durationMs",
