@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verifier benchmark (issue 33, docs/VERIFIER.md): what `strata run --verify` costs per execution
+# Verifier benchmark (issue 42, docs/VERIFIER.md): what `strata run --verify` costs per execution
 # beyond its checks' own run time, and what a repository's prepared layer costs.
 # Usage: scripts/bench/verify-phase.sh [--strata PATH] [--executions N] [--jobs J]
 #   --strata PATH   the strata binary (default: build/strata under the repository root found from
@@ -78,7 +78,8 @@ done
 for tool in python3 bwrap; do
   command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
 done
-"$strata_src" run --help | grep -q -- --verify ||
+# (the help read whole: grep -q stops reading early, and with pipefail strata's SIGPIPE fails the test)
+"$strata_src" run --help | grep -c -- --verify >/dev/null ||
   { echo "$strata_src: strata run has no --verify (build the verifier first)" >&2; exit 1; }
 executions=$(( (executions + 3) / 4 * 4 ))  # pairwise sampling: 2 models x 2 scenarios
 repos=$(( (executions + 15) / 16 ))
@@ -279,7 +280,7 @@ ls -A "$T/run" >"$T/res/beside-before"
 rm -f "$T/run/ledger.json" "$T/run/ledger.json.journal"
 log "(b) re-use: the same command after deleting only the ledger and its journal"
 measure b-reuse ready "$T/run" --verify --verifier-config "$T/study/verifier-setup.json"
-prepared_keys=$(python3 -c 'import json, sys; print(json.dumps([r.get("verifier", {}).get("prepared", r.get("prepared")) for r in json.load(open(sys.argv[1]))["runs"].values()]))' "$T/run/ledger.json.inputs" 2>/dev/null || echo "(unread)")
+prepared_keys=$(python3 -c 'import json, sys; print(json.dumps([r.get("verifier", {}).get("preparedLayers") for r in json.load(open(sys.argv[1]))["runs"].values()]))' "$T/run/ledger.json.inputs" 2>/dev/null || echo "(unread)")
 
 # --- report ------------------------------------------------------------------------------------
 known() { case $1 in plain) echo 0 ;; true) echo 0 ;; sleep) calc %.1f "2 * $check_sleep * 1000" ;; esac; }

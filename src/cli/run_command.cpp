@@ -42,13 +42,14 @@ struct RunOptions {
 };
 
 // --verify and --verifier-config (docs/VERIFIER.md): the checks run what the agent wrote, so only
-// in its own workspace and never outside a confinement. Refused before anything is launched.
+// in its own workspace; confined like the provider with --confine. A set-up and hidden checks
+// need the confinement (the set-up's copy is seen at the repository's path, the hidden files are
+// mounted for the checks alone). Refused before anything is launched.
 std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, const app::StudyInputs& inputs) {
   if (!options.verifier_config.empty() && !options.verify) throw Error("--verifier-config needs --verify");
   if (!options.verify) return std::nullopt;
   if (options.workspace_mode != "copy" && options.workspace_mode != "overlay")
     throw Error("--verify needs --workspace copy|overlay: the checks run in the execution's own workspace");
-  if (!options.confine) throw Error("--verify needs --confine: the checks run what the agent wrote, never unconfined");
   std::optional<Json> config;
   std::string directory = ".";
   if (!options.verifier_config.empty()) {
@@ -57,6 +58,11 @@ std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, cons
   }
   try {
     model::VerifierPlan plan = model::verifier_plan(config ? &*config : nullptr, directory, inputs.suite, inputs.repositories);
+    if (!options.confine)
+      for (const auto& [id, preparation] : plan.repositories) {
+        if (preparation.setup) throw Error("verifier-config repository " + id + ": a setup needs --confine");
+        if (preparation.hidden_directory) throw Error("verifier-config repository " + id + ": hiddenChecks need --confine");
+      }
     std::optional<std::string> diffs;
     if (!options.workspace_diff.empty()) diffs = std::filesystem::absolute(options.workspace_diff).lexically_normal().string();
     app::StudyVerifier verifier(std::move(plan), options.ledger, diffs);
@@ -163,6 +169,11 @@ int run_study(const RunOptions& options) {
   const app::WorkspaceTools tools = app::check_workspace_preflight(
       workspace, {options.ledger, artifacts,
                   preflight.repository_roots, launcher_path(), path ? path : ""});
+  // Unconfined, a check is kept offline by the launcher's network namespace: without one (copy
+  // where the kernel gives no namespaces) it could not be.
+  if (verifier && !options.confine && tools.launcher.empty())
+    throw Error("--verify without --confine needs the namespaces strata-workspace-exec makes (none here) to keep the "
+                "checks offline: add --confine");
   const engine::SpendLimits limits = options.budget.limits();
   if (limits.max_cost_usd) app::require_pricing_for_cost_limit(inputs, preflight);
   // Endpoint providers' variables are checked here, in the dry run too.
@@ -241,8 +252,8 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--keep-workspace-diff", options->workspace_diff,
                   "Write each execution's changes as DIR/<execution key>.patch (outside the ledger)");
   sub->add_flag("--verify", options->verify,
-                "After each provider exits, run its task's acceptance checks in its workspace, confined (needs "
-                "--workspace copy|overlay and --confine); observations get verified counts beside the agent's claim");
+                "After each provider exits, run its task's acceptance checks in its workspace (needs --workspace "
+                "copy|overlay; confined with --confine); observations get verified counts beside the agent's claim");
   sub->add_option("--verifier-config", options->verifier_config,
                   "A sealed strata-verifier-config: per-check bounds and rules, per-repository set-up and hidden checks "
                   "(needs --verify)");
@@ -265,11 +276,15 @@ void add_run_command(CLI::App& app, Action& action) {
       "refused. Observations carry measurements.workspaceChangedFiles and workspaceChangedBytes. Workspaces an\n"
       "interrupted run left in <ledger>.workspaces/ are removed at the next start. docs/WORKSPACES.md tells what\n"
       "each mode, and --confine, protects against.\n"
-      "With --verify, Strata runs each check of the task itself (/bin/sh -c, no network, Strata's environment, not\n"
-      "the provider's), records verifiedChecksTotal/Executed/Passed and verifiedCheck.<id> beside the agent's own\n"
-      "acceptanceChecks* claim, judges the rubric on the verified counts, and keeps each execution's check output\n"
-      "in <ledger>.verifier/ (or DIR/<key>.verifier.json with --keep-workspace-diff). A repository's set-up runs\n"
-      "once per tree into <ledger>.prepared/. docs/VERIFIER.md tells what is verified and what stays claimed.\n"
+      "With --verify, Strata runs each check of the task itself after the provider exits, one after another, in its\n"
+      "workspace (/bin/sh -c; confined like the provider with --confine; no network; Strata's environment, none of\n"
+      "the provider's variables), each bounded: 60000 ms, 65536 bytes of stdout, 256 processes at once (defaults; a\n"
+      "sealed --verifier-config changes them per check). A check passes when it exits 0 within its bounds; exit 127\n"
+      "or 126 (program missing) is 'not executed'. It records verifiedChecksTotal/Executed/Passed, verifiedCheck.<id>\n"
+      "and verifiedClaimAgrees beside the agent's own acceptanceChecks* claim, judges the rubric on the verified\n"
+      "counts, and keeps each execution's check output in <ledger>.verifier/ (or DIR/<key>.verifier.json with\n"
+      "--keep-workspace-diff). A repository's set-up (with --confine) runs once per tree into <ledger>.prepared/.\n"
+      "docs/VERIFIER.md tells what is verified and what stays claimed.\n"
       "With --max-tokens or --max-cost-usd, an execution starts only when its worst case (every attempt at the\n"
       "plan's budget.maxTokens, at its entry's highest rate) fits beside what this invocation spent and what\n"
       "runs reserved; once one cannot fit, nothing more starts, running executions finish and the summary says\n"

@@ -1,12 +1,14 @@
 // strata-workspace-exec: runs one provider in its own mount and PID namespaces, with an overlay
 // of its repository mounted over the repository's own path (docs/WORKSPACES.md).
 //
-//   strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] --view DIR -- PROGRAM [ARG...]
+//   strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] [--no-network] --view DIR
+//                         -- PROGRAM [ARG...]
 //
 // --overlay mounts LOWER+UPPER over LOWER itself; --view is the provider's working directory;
 // --max-processes bounds the processes alive at once (this program and everything it starts) by a
 // pids cgroup of its own (the verifier's checks, docs/VERIFIER.md): RLIMIT_NPROC bounds nothing
-// for root, a cgroup does (../shared/notes/toolchain.md §5a).
+// for root, a cgroup does (../shared/notes/toolchain.md §5a); --no-network gives the program a
+// network namespace of its own, with nothing in it (an unconfined check without the network).
 // Why a program of its own and not code in strata: the namespaces must be made between fork and
 // exec, and strata starts every child with posix_spawn (no code runs there). This one is small,
 // single-threaded and statically linked (two execs per attempt: itself and its PID 1).
@@ -130,14 +132,15 @@ void leave_pids_cgroup(const std::string& cgroup, const std::string& was) {
 // Root makes the namespaces directly; anyone else through a user namespace that maps them to
 // root inside it (kernel 5.11+ then allows the overlay, with extended attributes in the user
 // namespace's own space: "userxattr").
-bool enter_namespaces() {
+bool enter_namespaces(bool no_network) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
+  const int network = no_network ? CLONE_NEWNET : 0;
   if (uid == 0) {
-    if (::unshare(CLONE_NEWNS | CLONE_NEWPID) != 0) fail("cannot make a mount and PID namespace");
+    if (::unshare(CLONE_NEWNS | CLONE_NEWPID | network) != 0) fail("cannot make a mount and PID namespace");
     return false;
   }
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) fail("cannot make a user, mount and PID namespace");
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | network) != 0) fail("cannot make a user, mount and PID namespace");
   if (!write_file("/proc/self/setgroups", "deny") || !write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
       !write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
     fail("cannot map the user into its namespace");
@@ -212,7 +215,7 @@ pid_t spawn(char** argv, int pass_fd = -1) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] --view WORKING-DIR "
+               "usage: strata-workspace-exec [--parent PID] [--overlay LOWER UPPER WORK] [--max-processes N] [--no-network] --view WORKING-DIR "
                "-- PROGRAM [ARG...]\n");
   return 2;
 }
@@ -223,6 +226,7 @@ int main(int argc, char** argv) {
   const char *lower = nullptr, *upper = nullptr, *work = nullptr, *view = nullptr;
   bool init = false;
   long max_processes = 0;  // --max-processes: 0, no bound of its own
+  bool no_network = false;
   pid_t expected_parent = 0;  // --parent: Strata's PID (it may be gone before this line)
   int i = 1;
   for (; i < argc; ++i) {
@@ -236,6 +240,8 @@ int main(int argc, char** argv) {
     } else if (flag == "--max-processes" && i + 1 < argc) {
       max_processes = std::atol(argv[++i]);
       if (max_processes <= 0) return usage();
+    } else if (flag == "--no-network") {
+      no_network = true;
     } else if (flag == "--init") {
       init = true;
     } else if (flag == "--view" && i + 1 < argc) {
@@ -253,7 +259,7 @@ int main(int argc, char** argv) {
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) fail("the parent is gone");
   std::string cgroup_was;
   const std::string cgroup = max_processes > 0 ? enter_pids_cgroup(max_processes, cgroup_was) : std::string();
-  const bool user_namespace = enter_namespaces();
+  const bool user_namespace = enter_namespaces(no_network);
   // Nothing mounted here may propagate back to the parent's namespace.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail("cannot make the mounts private");
   if (lower != nullptr) {

@@ -182,6 +182,8 @@ def verifier(name):
                  f"({CONNECT} && echo net || echo nonet) > setup-net.txt 2>/dev/null")
         config["repositories"] = [{"repositoryId": "consumer-02", "setup": setup, "setupTimeoutMs": 60000},
                                   {"repositoryId": "consumer-03", "setup": "echo half > half.txt; exit 3"}]
+    elif name == "offline":  # the main study's lint check made a connection to the listener
+        config["checks"] = [{"taskId": t, "checkId": "lint", "command": CONNECT} for t in tasks]
     elif name == "unknown-task":
         config["checks"] = [{"taskId": "no-such-task", "checkId": "unit", "timeoutMs": 1000}]
     elif name == "unknown-check":
@@ -204,7 +206,7 @@ for study in main config prep; do
 done
 python3 "$WORK/studies.py" providers -
 "$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null || fail "seal providers"
-for config in config config-other prep unknown-task unknown-check unknown-repository; do
+for config in config config-other prep offline unknown-task unknown-check unknown-repository; do
   python3 "$WORK/studies.py" verifier "$config"
   "$STRATA" seal verifier-config "$WORK/verifier/$config.payload.json" -o "$WORK/verifier/$config.json" >/dev/null ||
     fail "seal verifier-config $config"
@@ -406,20 +408,37 @@ expect_true "grep -l 'return a + b' '$WORK'/diffs/*.patch >/dev/null && ! grep -
   "copy --verify: the patches hold the agents' edits, not what the checks wrote"
 expect_clean_after "copy --verify" "$LEDGER"
 
+# --- without --confine: the same truth, the checks in the workspace and still offline -----------------
+UNCONFINED_SPEC='{"checks": ["unit", "lint"], "count": 16,
+  "roles": {"fixer": 4, "liar": 4, "breaker": 4, "late": 4},
+  "results": {"fixer": ["passed", "failed"], "liar": ["failed", "failed"], "breaker": ["failed", "failed"], "late": ["passed", "failed"]},
+  "changed": {"fixer": 1, "liar": 0, "breaker": 1, "late": 1}, "exact": {"secretLength": '${#SECRET}'}}'
+LEDGER=$WORK/out/unconfined.json
+vrun main "$LEDGER" --jobs 8 --workspace overlay --verify --verifier-config "$WORK/verifier/offline.json"
+expect_code 0 "overlay --verify without --confine: run exits 0"
+expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$UNCONFINED_SPEC"' \
+  "overlay --verify without --confine: the truth from the workspace (fixer's unit test passes, the others' fail), and a check without the network cannot connect"
+expect_true "grep -l 'Connection refused\|Network is unreachable\|ConnectionRefused' '$LEDGER.verifier'/*.json >/dev/null" \
+  "overlay --verify without --confine: the offline check failed to connect (its stderr kept)"
+expect_clean_after "overlay --verify without --confine" "$LEDGER"
+
 # --- refusals: the flag or entry named, exit 2, nothing written ---------------------------------------
 REFUSED=$WORK/out/refused.json
-# refused <name> <stderr fragment>... -- <run args>
+# refused <name> <stderr fragment>... -- <run args>   (the study: $STUDY, main by default)
 refused() {
   local name=$1 fragments=()
   shift
   while [ "$1" != -- ]; do fragments+=("$1"); shift; done
   shift
-  vrun main "$REFUSED" "$@"
+  vrun "${STUDY:-main}" "$REFUSED" "$@"
   expect_code 2 "$name: exit 2"
   for f in "${fragments[@]}"; do expect_err_has "$f" "$name: named"; done
   expect_true "[ -z \"\$(ls -A '$WORK/out' | grep refused)\" ]" "$name: nothing written beside the ledger"
 }
-refused "--verify without --confine" --verify --confine -- --workspace overlay --verify
+STUDY=prep refused "a set-up without --confine" "consumer-02: a setup needs --confine" -- --workspace overlay --verify \
+  --verifier-config "$WORK/verifier/prep.json"
+STUDY=config refused "hidden checks without --confine" "consumer-01: hiddenChecks need --confine" -- --workspace overlay \
+  --verify --verifier-config "$WORK/verifier/config.json"
 refused "--verify without --workspace" --verify -- --verify
 refused "--verify with --workspace none" --verify -- --workspace none --verify
 refused "--verifier-config without --verify" --verifier-config -- --workspace overlay --confine --verifier-config "$WORK/verifier/config.json"

@@ -141,6 +141,8 @@ void ExecutionWorkspaces::launch(exec::ProcessSpec& spec, std::vector<std::strin
     std::vector<std::string> launcher{tools_.launcher, "--parent", std::to_string(::getpid())};
     if (overlay) launcher.insert(launcher.end(), {"--overlay", made.base, made.directory + "/upper", made.directory + "/work"});
     if (max_processes > 0) launcher.insert(launcher.end(), {"--max-processes", std::to_string(max_processes)});
+    // Unconfined, a check without the network is kept offline by the launcher instead of bwrap.
+    if (!settings_.confine && confinement.network_none) launcher.push_back("--no-network");
     launcher.insert(launcher.end(), {"--view", settings_.confine ? made.directory : made.view, "--"});
     command.insert(command.begin(), launcher.begin(), launcher.end());
     program = tools_.launcher;
