@@ -285,6 +285,8 @@ for o in observations:
     assert m.get("verifiedChecksTotal") == len(checks), (where, role, "verifiedChecksTotal", m)
     assert m.get("verifiedChecksExecuted") == sum(r != "not-executed" for r in want.values()), (where, role, "verifiedChecksExecuted", m)
     assert m.get("verifiedChecksPassed") == sum(r == "passed" for r in want.values()), (where, role, "verifiedChecksPassed", m)
+    assert m.get("verifiedChecksTimedOut") == sum(r == "timed-out" for r in want.values()), (where, role, "verifiedChecksTimedOut", m)
+    assert m.get("verifiedChecksOutputLimit") == sum(r == "output-limit" for r in want.values()), (where, role, "verifiedChecksOutputLimit", m)
     for c, r in want.items():
         if r == "not-executed":
             assert f"verifiedCheck.{c}" not in m, (where, role, c, "recorded although not executed", m)
@@ -325,6 +327,7 @@ for path in sorted(glob.glob(pattern)):
         assert c["result"] in ("passed", "failed", "not-executed", "timed-out", "output-limit"), (path, c)
         assert isinstance(c["durationMs"], (int, float)) and isinstance(c["stdout"], str) and isinstance(c["stderr"], str), (path, c)
         assert isinstance(c["stdoutBytes"], (int, float)) and isinstance(c["stderrBytes"], (int, float)), (path, c)
+        assert c["maxOutputBytes"] == spec.get("bounds", {}).get(c["id"], 65536), (path, c["id"], c["maxOutputBytes"])
         if c["result"] in ("passed", "failed"):
             assert isinstance(c["exitCode"], int), (path, c)
             assert (c["exitCode"] == 0) == (c["result"] == "passed") or c["id"] in spec.get("judged", []), (path, c)
@@ -467,6 +470,7 @@ expect_true "[ $ELAPSED -lt 40 ]" "config: a hanging check ignoring SIGTERM and 
 # unit contains json hang flood noisy fork missing env offline online hidden
 CONFIG_SPEC='{"checks": ["unit", "contains", "json", "hang", "flood", "noisy", "fork", "missing", "env", "offline", "online", "hidden", "bomb", "escape"],
   "count": 4, "roles": {"fixer": 1, "liar": 1, "breaker": 1, "late": 1}, "judged": ["contains", "json"],
+  "bounds": {"flood": 1000, "noisy": 1000},
   "results": {
     "fixer":   ["passed", "passed", "passed", "timed-out", "output-limit", "passed", "passed", "not-executed", "passed", "failed", "passed", "passed", "failed", "passed"],
     "late":    ["passed", "passed", "passed", "timed-out", "output-limit", "passed", "passed", "not-executed", "passed", "failed", "passed", "passed", "failed", "passed"],

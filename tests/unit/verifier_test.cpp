@@ -88,6 +88,8 @@ TEST_CASE("the verified measurements: numbers only, not-executed checks left out
   CHECK(m["verifiedChecksTotal"] == 4);
   CHECK(m["verifiedChecksExecuted"] == 3);
   CHECK(m["verifiedChecksPassed"] == 1);
+  CHECK(m["verifiedChecksTimedOut"] == 1);
+  CHECK(m["verifiedChecksOutputLimit"] == 0);
   CHECK(m["verifiedCheck.unit"] == 1);
   CHECK(m["verifiedCheck.lint"] == 0);
   CHECK(m["verifiedCheck.slow"] == 0);
@@ -141,6 +143,7 @@ TEST_CASE("the verifier output file: every check, bounded outputs as UTF-8", "[v
   CHECK(out["checks"][0]["result"] == "failed");
   CHECK(out["checks"][0]["exitCode"] == 1);
   CHECK(out["checks"][0]["stdout"] == "bad \xef\xbf\xbd byte");
+  CHECK(out["checks"][0]["maxOutputBytes"] == 0);
   CHECK(out["checks"][1]["result"] == "not-executed");
   CHECK(out["checks"][1]["exitCode"].is_null());
 }

@@ -62,6 +62,7 @@ boost::asio::awaitable<model::VerifiedRun> run_verifier_phase(VerifierPhase phas
     outcome.duration_ms = static_cast<double>(result.duration.count());
     outcome.stdout_bytes = static_cast<double>(result.stdout_bytes);
     outcome.stderr_bytes = static_cast<double>(result.stderr_bytes);
+    outcome.max_output_bytes = static_cast<double>(check.max_output_bytes);
     outcome.stdout_text = std::move(result.stdout_data);
     outcome.stderr_text = std::move(result.stderr_data);
     run.checks.push_back(std::move(outcome));

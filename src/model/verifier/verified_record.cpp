@@ -6,9 +6,11 @@
 namespace strata::model {
 
 void add_verified_measurements(Json& measurements, const VerifiedRun& verification) {
-  double executed = 0, passed = 0;
+  double executed = 0, passed = 0, timed_out = 0, output_limit = 0;
   for (const auto& check : verification.checks) {
     if (check.result == CheckResult::not_executed) continue;
+    timed_out += check.result == CheckResult::timed_out ? 1 : 0;
+    output_limit += check.result == CheckResult::output_limit ? 1 : 0;
     ++executed;
     const bool ok = check.result == CheckResult::passed;
     passed += ok ? 1 : 0;
@@ -17,6 +19,8 @@ void add_verified_measurements(Json& measurements, const VerifiedRun& verificati
   measurements["verifiedChecksTotal"] = static_cast<double>(verification.checks.size());
   measurements["verifiedChecksExecuted"] = executed;
   measurements["verifiedChecksPassed"] = passed;
+  measurements["verifiedChecksTimedOut"] = timed_out;
+  measurements["verifiedChecksOutputLimit"] = output_limit;
   measurements["verifierDurationMs"] = verification.duration_ms;
   const double total = static_cast<double>(verification.checks.size());
   if (const auto claimed = claimed_all_passed(measurements, total))
@@ -48,6 +52,7 @@ Json verifier_output(const std::string& execution_key, const VerifiedRun& verifi
                       {"durationMs", check.duration_ms},
                       {"stdoutBytes", check.stdout_bytes},
                       {"stderrBytes", check.stderr_bytes},
+                      {"maxOutputBytes", check.max_output_bytes},
                       {"stdout", sanitize_utf8(check.stdout_text)},
                       {"stderr", sanitize_utf8(check.stderr_text)}});
   return Json{{"executionKey", execution_key}, {"checks", std::move(checks)}};

@@ -17,6 +17,7 @@ struct CheckOutcome {
   std::optional<int> exit_code;
   double duration_ms = 0;
   double stdout_bytes = 0, stderr_bytes = 0;  // every byte read / kept
+  double max_output_bytes = 0;                // the bound each of stdout and stderr was kept to
   std::string stdout_text, stderr_text;       // kept, bounded, raw bytes
 };
 
@@ -25,8 +26,9 @@ struct VerifiedRun {
   double duration_ms = 0;  // the phase, wall time
 };
 
-// verifiedChecksTotal, verifiedChecksExecuted, verifiedChecksPassed, verifiedCheck.<id> (1 or 0,
-// absent when not executed), verifierDurationMs, and verifiedClaimAgrees when `measurements`
+// verifiedChecksTotal, verifiedChecksExecuted, verifiedChecksPassed, verifiedChecksTimedOut,
+// verifiedChecksOutputLimit, verifiedCheck.<id> (1 or 0, absent when not executed),
+// verifierDurationMs, and verifiedClaimAgrees when `measurements`
 // hold the agent's claim (acceptanceChecksPassed and acceptanceChecksTotal): 1 when it claimed
 // every check passed exactly when every check did, else 0.
 void add_verified_measurements(Json& measurements, const VerifiedRun& verification);
@@ -40,7 +42,7 @@ std::optional<bool> claimed_all_passed(const Json& measurements, double checks);
 void drop_verified_measurements(Json& measurements);
 
 // The verifier output file: {"executionKey", "checks": [{"id", "result", "exitCode", "durationMs",
-// "stdoutBytes", "stderrBytes", "stdout", "stderr"}]}, outputs as well-formed UTF-8.
+// "stdoutBytes", "stderrBytes", "maxOutputBytes", "stdout", "stderr"}]}, outputs as well-formed UTF-8.
 Json verifier_output(const std::string& execution_key, const VerifiedRun& verification);
 
 // The verified counts of an observation's measurements, when it has them.
