@@ -35,6 +35,25 @@ std::string shown(const Json& value) {
   return out;
 }
 
+// "9/16 (0.5625 [0.33, 0.77])": a count of a total, its rate and the rate's 95% interval.
+std::string rate_text(const Json& count, const Json& total, const Json& rate, const Json& interval) {
+  std::string text = number_text(count) + "/" + number_text(total);
+  if (!rate.is_null()) text += " (" + shown(rate) + " [" + shown(interval[0]) + ", " + shown(interval[1]) + "])";
+  return text;
+}
+
+// The verifier's lines of an arm (--verify): the verified and the claimed rate, the agreement.
+void verified_lines(const Json& v, std::vector<std::string>& lines) {
+  const Json& a = v["agreement"];
+  lines.push_back("  verified: all checks passed " + rate_text(v["verifiedPassed"], v["verified"], v["verifiedRate"], v["verifiedInterval"]) +
+                  " (" + number_text(v["notVerified"]) + " not verified); claimed " +
+                  rate_text(v["claimedPassed"], v["claimed"], v["claimedRate"], v["claimedInterval"]) + "; claims true " +
+                  rate_text(a["confirmed"], v["claimsVerified"], v["claimsTrueRate"], v["claimsTrueInterval"]));
+  lines.push_back("  agreement: confirmed " + number_text(a["confirmed"]) + ", claimed but failed " + number_text(a["claimedButFailed"]) +
+                  ", not claimed but passed " + number_text(a["notClaimedButPassed"]) + ", neither " +
+                  number_text(a["notClaimedNotPassed"]) + ", no claim " + number_text(a["verifiedWithoutClaim"]));
+}
+
 std::vector<std::string> arm_lines(const Json& arms) {
   std::vector<std::string> lines;
   for (const auto& arm : arms) {
@@ -49,6 +68,7 @@ std::vector<std::string> arm_lines(const Json& arms) {
                     " ms), cost " + (arm["costUsd"].is_null() ? std::string("not priced") : "$" + shown(arm["costUsd"]["total"])) +
                     ", evidence coverage " + shown(arm["evidence"]["coverage"]) + ", acceptance checks " +
                     number_text(arm["acceptanceChecks"]["passed"]) + "/" + number_text(arm["acceptanceChecks"]["total"]));
+    if (arm.contains("verified")) verified_lines(arm["verified"], lines);
   }
   return lines;
 }

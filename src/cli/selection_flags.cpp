@@ -24,6 +24,11 @@ void add_selection_flags(CLI::App& command, SelectionFlags& flags) {
                      "The adjustment of the p-values of every test the report makes: holm (Holm-Bonferroni, the default), "
                      "bh (Benjamini-Hochberg) or none")
       ->check(CLI::IsMember({"holm", "bh", "none"}));
+  command.add_option("--outcome", flags.outcome,
+                     "What success is in the paired comparison: verified (every acceptance check passed under strata run "
+                     "--verify; the default when the ledger has verified records) or adjudicated (the adjudicated result; "
+                     "the default otherwise)")
+      ->check(CLI::IsMember({"verified", "adjudicated"}));
 }
 
 app::MetricsRequest metrics_request(const std::string& ledger_path, const SelectionFlags& flags) {
@@ -36,6 +41,8 @@ app::MetricsRequest metrics_request(const std::string& ledger_path, const Select
   request.current_run_id = given(flags.current_run_id);
   request.cluster_by = flags.cluster == "category" ? model::ClusterBy::category : model::ClusterBy::repository;
   request.multiplicity = *model::parse_multiplicity(flags.multiplicity);
+  if (!flags.outcome.empty())
+    request.outcome = flags.outcome == "verified" ? model::OutcomeSource::verified : model::OutcomeSource::adjudicated;
   return request;
 }
 

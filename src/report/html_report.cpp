@@ -66,7 +66,7 @@ std::string html_report(const model::Json& data) {
   out += "<section id=\"findings\">\n<h2>Findings</h2>\n<ul>\n";
   for (const auto& finding : findings.items) {
     const auto attribute = [&](const char* name, const char* member) {
-      return std::string(" ") + name + "=\"" + xml_escape(finding[member].get<std::string>()) + "\"";
+      return std::string(" ") + name + "=\"" + xml_escape(finding.value(member, std::string())) + "\"";
     };
     out += "<li class=\"finding\"" + attribute("data-model", "modelId") + attribute("data-baseline", "baselineScenarioId") +
            attribute("data-current", "currentScenarioId") + attribute("data-measure", "measure") +

@@ -51,6 +51,16 @@ docs, ledger_path, fmt, path, *run_ids = sys.argv[1:]
 columns = re.findall(r"^\| `([A-Za-z]+)` \|", open(docs).read().split("\n## Columns\n", 1)[1].split("\n## ", 1)[0], re.M)
 observations = [o for o in json.load(open(ledger_path))["observations"] if not run_ids or o["runId"] in run_ids]
 
+def agreement(m):
+    """docs/METRICS.md: the claim that every check passed against the verifier's counts."""
+    if "verifiedChecksTotal" not in m:
+        return None
+    passed = m["verifiedChecksTotal"] > 0 and m["verifiedChecksPassed"] == m["verifiedChecksTotal"]
+    if "acceptanceChecksPassed" not in m or "acceptanceChecksTotal" not in m:
+        return "no-claim"
+    claim = m["acceptanceChecksPassed"] == m["acceptanceChecksTotal"] == m["verifiedChecksTotal"]
+    return ("confirmed" if passed else "claimed-but-failed") if claim else ("not-claimed-but-passed" if passed else "neither")
+
 def expected(o):
     t, e, m, a = o["task"], o["execution"], o.get("measurements", {}), o["adjudication"]
     decided = a["status"] != "pending" and "outcome" in a
@@ -65,6 +75,8 @@ def expected(o):
            "contextBytes": o["contextBytes"], "contextTokens": o.get("contextTokens"), "evidenceCount": len(o["evidenceIds"]),
            "taskOutcome": o.get("taskOutcome"), "evidenceQuality": o.get("evidenceQuality"), "safetyOutcome": o.get("safetyOutcome"),
            "acceptanceChecksPassed": m.get("acceptanceChecksPassed"), "acceptanceChecksTotal": m.get("acceptanceChecksTotal"),
+           "verifiedChecksPassed": m.get("verifiedChecksPassed"), "verifiedChecksTotal": m.get("verifiedChecksTotal"),
+           "claimAgreement": agreement(m),
            "adjudicationStatus": a["status"], "adjudicationActor": a.get("actor"), "adjudicationMethod": a.get("method"),
            "adjudicationOutcome": a.get("outcome"), "adjudicationConfidence": a.get("confidence"),
            "adjudicationReasonCodes": ";".join(a["reasonCodes"]) if "reasonCodes" in a else None,

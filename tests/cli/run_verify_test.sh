@@ -388,6 +388,7 @@ for r in requests:
     if c['execution']['status'] == 'completed':
         assert c['measurements']['acceptanceChecksPassed'] == 2, c['measurements']  # the claim, shown apart
 PY" "overlay --verify: the adjudicator judges the verified counts (fixers success, liars and breakers not), the claims shown apart"
+
 # Without --verify the claims are all there is: the liar and the breaker pass as successes.
 vrun main "$WORK/out/claims.json" --jobs 8 --workspace overlay --confine
 expect_code 0 "without --verify: run exits 0"
@@ -397,6 +398,91 @@ assert len(os_) == 16 and not [k for o in os_ for k in o.get(\"measurements\", {
 assert sum(o[\"adjudication\"][\"outcome\"] == \"success\" for o in os_) == 12, [o[\"adjudication\"] for o in os_]
 ' '$WORK/out/claims.json' && [ ! -e '$WORK/out/claims.json.verifier' ]" \
   "without --verify: nothing verified, no output files, the liars' and breakers' claims taken as successes"
+
+VERIFIED=$WORK/out/overlay.json
+# --- the results read both records (issue 43): metrics, the paired comparison on either outcome,
+# findings, export, report. The arms: fixer low-cost/repository-only (claims true), liar
+# reference/repository-only and breaker low-cost/doc-bridge (claims false), late fixer
+# reference/doc-bridge (fixed, timed out: no claim).
+run metrics "$VERIFIED" --json
+cp "$WORK/stdout" "$WORK/metrics-verified.json"
+expect_code 0 "metrics of a --verify ledger: exit 0"
+run metrics "$VERIFIED" --json --outcome adjudicated
+cp "$WORK/stdout" "$WORK/metrics-adjudicated.json"
+expect_code 0 "metrics --outcome adjudicated: exit 0"
+run metrics "$VERIFIED" --text
+cp "$WORK/stdout" "$WORK/metrics.txt"
+expect_true "python3 - '$WORK/metrics-verified.json' '$WORK/metrics-adjudicated.json' <<'PY' >&2
+import json, math, sys
+Z = 1.959963984540054
+def wilson(k, n):
+    p = k / n; d = 1 + Z * Z / n; c = (p + Z * Z / (2 * n)) / d
+    h = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / d
+    return [max(0, c - h), min(1, c + h)]
+verified, adjudicated = (json.load(open(p))['report'] for p in sys.argv[1:3])
+arms = {(a['modelId'], a['scenarioId']): a['verified'] for a in verified['arms']}
+fixer, liar = arms[('low-cost-model', 'repository-only')], arms[('reference-model', 'repository-only')]
+breaker, late = arms[('low-cost-model', 'deterministic-doc-bridge')], arms[('reference-model', 'deterministic-doc-bridge')]
+def check(arm, verified_passed, claimed, claimed_passed, agreement):
+    assert arm['verified'] == 4 and arm['notVerified'] == 0 and arm['verifiedPassed'] == verified_passed, arm
+    assert arm['claimed'] == claimed and arm['claimedPassed'] == claimed_passed, arm
+    assert arm['agreement'] == agreement, arm['agreement']
+    assert abs(arm['verifiedRate'] - verified_passed / 4) < 1e-12, arm
+    assert all(abs(a - b) < 1e-12 for a, b in zip(arm['verifiedInterval'], wilson(verified_passed, 4))), arm
+    claims = agreement['confirmed'] + agreement['claimedButFailed']
+    assert arm['claimsVerified'] == claims, arm
+    if claims:
+        assert all(abs(a - b) < 1e-12 for a, b in zip(arm['claimsTrueInterval'], wilson(agreement['confirmed'], claims))), arm
+    else:
+        assert arm['claimsTrueRate'] is None and arm['claimsTrueInterval'] is None, arm
+none = dict(confirmed=0, claimedButFailed=0, notClaimedButPassed=0, notClaimedNotPassed=0, verifiedWithoutClaim=0)
+check(fixer, 4, 4, 4, dict(none, confirmed=4))
+check(liar, 0, 4, 4, dict(none, claimedButFailed=4))
+check(breaker, 0, 4, 4, dict(none, claimedButFailed=4))
+check(late, 4, 0, 0, dict(none, verifiedWithoutClaim=4))
+# Findings: the two arms whose claims were false come first, then the comparisons, saying which outcome.
+f = verified['findings']
+assert [x['measure'] for x in f[:2]] == ['claims', 'claims'] and all(x['measure'] != 'claims' for x in f[2:]), [x['measure'] for x in f]
+assert {(x['modelId'], x['scenarioId']) for x in f[:2]} == {('reference-model', 'repository-only'), ('low-cost-model', 'deterministic-doc-bridge')}, f[:2]
+assert 'claims confirmed 0 of 4 (0%, 95% CI 0% to 49%)' in f[0]['sentence'] and 'not evidence' in f[0]['sentence'], f[0]['sentence']
+success = {x['modelId']: x for x in f if x['measure'] == 'success'}
+assert all(x['outcome'] == 'verified' and 'verified success' in x['sentence'] for x in success.values()), success
+# The comparison on the verified outcome: reference-model's late fixer passed where its liar failed.
+paired = {(c['modelId']): c for c in verified['paired']}
+assert paired['reference-model']['successOutcome'] == 'verified', paired['reference-model']
+s = paired['reference-model']['success']
+assert (s['baselineRate'], s['currentRate'], s['currentOnly'], s['baselineOnly']) == (0, 1, 4, 0), s
+s = paired['low-cost-model']['success']
+assert (s['baselineRate'], s['currentRate'], s['baselineOnly']) == (1, 0, 4), s
+# On the adjudicated outcome: the late fixer timed out, so it is not a success there.
+paired = {(c['modelId']): c for c in adjudicated['paired']}
+assert paired['reference-model']['successOutcome'] == 'adjudicated', paired['reference-model']
+s = paired['reference-model']['success']
+assert s['currentRate'] == 0 and s['currentOnly'] == 0, s
+assert all('adjudicated success' in x['sentence'] for x in adjudicated['findings'] if x['measure'] == 'success')
+PY" "metrics of a --verify ledger: per arm the verified and claimed rates with Wilson intervals, the agreement table, the claims findings first, the paired comparison on the verified outcome by default and on the adjudicated one with --outcome"
+expect_true "grep -q 'verified: all checks passed 0/4 (0 \[0, 0.4899\]).*claims true 0/4' '$WORK/metrics.txt' && grep -q 'agreement: confirmed 4, claimed but failed 0' '$WORK/metrics.txt'" \
+  "metrics --text: the verified and agreement lines per arm"
+run metrics "$WORK/out/claims.json" --outcome verified
+expect_code 2 "metrics --outcome verified of a ledger without --verify: exit 2"
+expect_err_has "no observation of" "metrics --outcome verified without verified records: named"
+run metrics "$WORK/out/claims.json" --json
+expect_true "python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))[\"report\"]; assert all(\"verified\" not in a for a in r[\"arms\"]) and all(\"successOutcome\" not in c for c in r[\"paired\"]) and all(f[\"measure\"] != \"claims\" for f in r[\"findings\"])' '$WORK/stdout'" \
+  "metrics of a ledger without --verify: as before (no verified member, no outcome named, no claims finding)"
+run export "$VERIFIED" --format csv -o "$WORK/out/verified.csv"
+expect_code 0 "export of a --verify ledger: exit 0"
+expect_true "python3 - '$WORK/out/verified.csv' <<'PY' >&2
+import collections, csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = collections.Counter((r['modelId'], r['scenarioId'], r['claimAgreement'], r['verifiedChecksPassed'], r['verifiedChecksTotal']) for r in rows)
+assert got == {('low-cost-model', 'repository-only', 'confirmed', '2', '2'): 4,
+               ('reference-model', 'repository-only', 'claimed-but-failed', '1', '2'): 4,
+               ('low-cost-model', 'deterministic-doc-bridge', 'claimed-but-failed', '0', '2'): 4,
+               ('reference-model', 'deterministic-doc-bridge', 'no-claim', '2', '2'): 4}, got
+PY" "export: verifiedChecksPassed, verifiedChecksTotal and claimAgreement columns per observation"
+run report "$VERIFIED" -o "$WORK/out/verified-report.md" --format md
+expect_code 0 "report (Markdown) of a --verify ledger: exit 0"
+expect_true "grep -A3 '^## Findings' '$WORK/out/verified-report.md' | grep -q 'claims confirmed 0 of 4'" "report (Markdown): the claims findings first"
 
 LEDGER=$WORK/out/copy.json
 vrun main "$LEDGER" --jobs 8 --workspace copy --confine --verify --keep-workspace-diff "$WORK/diffs"

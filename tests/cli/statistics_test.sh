@@ -2,7 +2,8 @@
 # model/results/statistics against an independent computation in Python's standard library (SciPy cannot
 # be installed beside libboost1.81-dev, see docs/DECISIONS.md): exact binomial sums with integer
 # arithmetic, the signed-rank null distribution by brute-force enumeration of every sign pattern,
-# the normal distribution from statistics.NormalDist, and textbook Wilson intervals.
+# the normal distribution from statistics.NormalDist, textbook Wilson intervals, and the verified
+# agreement (issue 43) counted again from its definitions.
 # Usage: statistics_test.sh <strata-stats-probe binary>
 PROBE=$(realpath "$1")
 STRATA=$PROBE  # lib.sh's run() is not used here
@@ -28,6 +29,26 @@ samples = {
     "1,500 with many ties (the Walsh averages are selected, not built)": [round(random.gauss(40, 300)) for _ in range(1500)],
 }
 cases += [{"kind": "wilcoxon", "differences": d} for d in samples.values()]
+# The verified agreement (issue 43): arms of every kind, as (claimed passed, claimed total,
+# verified passed, verified total) per observation, None for a part that is absent.
+def observation(claim, verified):
+    m = {}
+    if claim is not None:
+        m["acceptanceChecksPassed"], m["acceptanceChecksTotal"] = claim
+    if verified is not None:
+        m["verifiedChecksPassed"], m["verifiedChecksTotal"] = verified
+        m["verifiedChecksExecuted"] = verified[1]
+    return {"measurements": m}
+agreement_arms = {
+    "nothing verified": [((2, 2), None)] * 5,
+    "every claim true (n agreement)": [((2, 2), (2, 2))] * 7 + [((1, 2), (1, 2))] * 2,
+    "no claim true (0 agreement)": [((3, 3), (1, 3))] * 6,
+    "mixed, with no claims and unverified": [((2, 2), (2, 2))] * 9 + [((2, 2), (0, 2))] * 7 + [((0, 2), (2, 2))] * 3
+        + [(None, (2, 2))] * 4 + [((2, 2), None)] * 2 + [((3, 3), (2, 2))] + [(None, None)],
+    "empty": [],
+    "random": [(random.choice([None, (2, 2), (1, 2), (0, 2)]), random.choice([None, (2, 2), (1, 2), (0, 2)])) for _ in range(200)],
+}
+cases += [{"kind": "agreement", "name": name, "observations": [observation(*o) for o in arm]} for name, arm in agreement_arms.items()]
 got = json.loads(subprocess.run([sys.argv[1]], input=json.dumps(cases), capture_output=True, text=True, check=True).stdout)
 
 failures = []
@@ -69,8 +90,49 @@ def ranks(values):
         i = j + 1
     return r
 
+def agreement(arm):
+    """The agreement counted here, from the definitions in docs/METRICS.md."""
+    out = {"verified": 0, "notVerified": 0, "verifiedPassed": 0, "claimed": 0, "claimedPassed": 0,
+           "confirmed": 0, "claimedButFailed": 0, "notClaimedButPassed": 0, "notClaimedNotPassed": 0, "verifiedWithoutClaim": 0}
+    for claim, verified in arm:
+        checks = verified[1] if verified else (claim[1] if claim else None)
+        claims_all = None if claim is None else (claim[0] == claim[1] == checks)
+        if claim is not None:
+            out["claimed"] += 1
+            out["claimedPassed"] += claims_all
+        if verified is None:
+            out["notVerified"] += 1
+            continue
+        out["verified"] += 1
+        passed = verified[1] > 0 and verified[0] == verified[1]
+        out["verifiedPassed"] += passed
+        key = ("verifiedWithoutClaim" if claim is None else "confirmed" if claims_all and passed else
+               "claimedButFailed" if claims_all else "notClaimedButPassed" if passed else "notClaimedNotPassed")
+        out[key] += 1
+    return out
+
 for case, result in zip(cases, got):
-    if case["kind"] == "wilson":
+    if case["kind"] == "agreement":
+        want = agreement(agreement_arms[case["name"]])
+        a = result["agreement"]
+        for k in ("verified", "notVerified", "verifiedPassed", "claimed", "claimedPassed"):
+            close(result[k], want[k], f"agreement {case['name']}: {k}")
+        for k in ("confirmed", "claimedButFailed", "notClaimedButPassed", "notClaimedNotPassed", "verifiedWithoutClaim"):
+            close(a[k], want[k], f"agreement {case['name']}: {k}")
+        claims = want["confirmed"] + want["claimedButFailed"]
+        close(result["claimsVerified"], claims, f"agreement {case['name']}: claimsVerified")
+        for rate, interval, k, n in (("verifiedRate", "verifiedInterval", want["verifiedPassed"], want["verified"]),
+                                     ("claimedRate", "claimedInterval", want["claimedPassed"], want["claimed"]),
+                                     ("claimsTrueRate", "claimsTrueInterval", want["confirmed"], claims)):
+            if n == 0:
+                if result[rate] is not None or result[interval] is not None:
+                    failures.append(f"agreement {case['name']}: {rate} on nothing: {result[rate]} {result[interval]}")
+                continue
+            close(result[rate], k / n, f"agreement {case['name']}: {rate}")
+            low, high = wilson(k, n)
+            close(result[interval][0], low, f"agreement {case['name']}: {interval} low")
+            close(result[interval][1], high, f"agreement {case['name']}: {interval} high")
+    elif case["kind"] == "wilson":
         low, high = wilson(case["successes"], case["n"])
         close(result["interval"][0], low, f"wilson {case} low")
         close(result["interval"][1], high, f"wilson {case} high")
@@ -131,5 +193,5 @@ close(got[1]["interval"][0], 0.2366, "wilson 5/10 against the textbook", 2e-4)
 print("\n".join(failures) if failures else f"ok {len(cases)}")
 PY
 out=$(python3 "$WORK/check.py" "$PROBE" 2>&1)
-expect_true "[ \"\$out\" = 'ok 20' ]" "every statistic equals the independent computation: $out"
+expect_true "[ \"\$out\" = 'ok 26' ]" "every statistic equals the independent computation: $out"
 finish

@@ -9,11 +9,12 @@
 //         | {"kind": "pairs-needed", "effect": e, "discordance": d, "alpha": a, "power": p}
 //         | {"kind": "clustered-mean", "values": [...], "clusters": [names]}
 //         | {"kind": "ratio", "baseline": [...], "current": [...], "clusters": [names]}
-//         | {"kind": "adjust", "p": [...], "method": "holm" | "bh" | "none" | other}]
+//         | {"kind": "adjust", "p": [...], "method": "holm" | "bh" | "none" | other}
+//         | {"kind": "agreement", "observations": [{"measurements": {...}}, ...]}]
 // Output, one per case: the power ({"power"}), the detectable effect ({"effect"}, null for none),
 // the pairs needed ({"pairs"}, null for none), a clustered estimate ({"estimate", "interval",
 // "standard_error", "clusters", "design_effect"}, or null), the adjusted p-values ({"adjusted"},
-// null for an unknown method).
+// null for an unknown method), the verified agreement (model/results/verified_agreement's JSON).
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "strata/model/results/mcnemar_power.hpp"
 #include "strata/model/results/multiplicity.hpp"
 #include "strata/model/results/statistics.hpp"
+#include "strata/model/results/verified_agreement.hpp"
 
 using strata::model::Json;
 
@@ -67,6 +69,11 @@ Json evaluate(const Json& c) {
     const auto method = strata::model::parse_multiplicity(c["method"].get<std::string>());
     if (!method) return {{"adjusted", nullptr}};
     return {{"adjusted", strata::model::adjust_p_values(c["p"].get<std::vector<double>>(), *method)}};
+  }
+  if (kind == "agreement") {
+    strata::model::VerifiedAgreement agreement;
+    for (const auto& observation : c["observations"]) agreement.add(observation);
+    return agreement.to_json();
   }
   if (kind == "wilson") return {{"interval", interval(strata::model::wilson_interval(count(c, "successes"), count(c, "n")))}};
   if (kind == "mcnemar")

@@ -10,6 +10,7 @@
 #include "strata/model/results/cluster_robust.hpp"
 #include "strata/model/results/paired_comparison.hpp"
 #include "strata/model/results/study_findings.hpp"
+#include "strata/model/results/claim_findings.hpp"
 
 namespace strata::app {
 namespace {
@@ -75,15 +76,23 @@ Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& req
   if (by_run && (baseline.observations() == 0 || current.observations() == 0))
     throw Error("The compared runs are not among the runs chosen with --run-id.");
 
-  Json paired_json = paired.to_json(request.cluster_by);
+  if (request.outcome == model::OutcomeSource::verified && !paired.any_verified())
+    throw Error("--outcome verified: no observation of " + request.ledger_path +
+                " has a verified record (run the study with strata run --verify).");
+  const model::OutcomeSource outcome =
+      request.outcome.value_or(paired.any_verified() ? model::OutcomeSource::verified : model::OutcomeSource::adjudicated);
+  Json paired_json = paired.to_json(request.cluster_by, outcome);
   Json multiplicity = model::adjust_paired_tests(paired_json, request.multiplicity);
-  Json findings = model::study_findings(paired_json);
+  Json arms = all.to_json();
+  // The arms whose claims were found false come first: every finding on their self-reports inherits it.
+  Json findings = model::claim_findings(arms);
+  for (auto& finding : model::study_findings(paired_json)) findings.push_back(std::move(finding));
   Json report = {{"ledger", request.ledger_path},
                  {"observations", static_cast<double>(all.observations())},
                  {"runIds", names(run_ids)},
                  {"rounds", names(rounds)},
                  {"findings", std::move(findings)},
-                 {"arms", all.to_json()},
+                 {"arms", std::move(arms)},
                  {"paired", std::move(paired_json)},
                  {"clustering", {{"by", model::cluster_name(request.cluster_by)}, {"minimumClusters", static_cast<double>(model::kMinClusters)}}},
                  {"multiplicity", std::move(multiplicity)}};

@@ -94,6 +94,7 @@ void ArmMetrics::add(const Json& o) {
   checks_total_ += number_at(o, "measurements", "acceptanceChecksTotal").value_or(0);
   for (const auto& [metric_id, measurement] : rate_metrics())
     if (const auto rate = number_at(o, "measurements", measurement.c_str())) rate_measurements_[metric_id].add(*rate);
+  verified_.add(o);
 }
 
 double ArmMetrics::count_of(const char* result) const {
@@ -175,12 +176,20 @@ void StudyMetrics::add(const Json& observation) {
   arms_[{str(task["modelId"]), str(task["scenarioId"])}].add(observation);
 }
 
+bool StudyMetrics::any_verified() const {
+  for (const auto& [key, arm] : arms_)
+    if (arm.verified().any_verified()) return true;
+  return false;
+}
+
 Json StudyMetrics::to_json() const {
   Json out = Json::array();
+  const bool verified = any_verified();  // a ledger without --verify keeps its report as it was
   for (const auto& [key, arm] : arms_) {
     Json entry = {{"modelId", key.first}, {"scenarioId", key.second}};
     const Json values = arm.to_json();  // held: items() of a temporary would dangle
     for (const auto& [name, value] : values.items()) entry[name] = value;
+    if (verified) entry["verified"] = arm.verified().to_json();
     out.push_back(std::move(entry));
   }
   return out;

@@ -7,6 +7,7 @@
 #include "strata/model/json/ecmascript_number.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/json/json_writer.hpp"
+#include "strata/model/results/verified_agreement.hpp"
 
 namespace strata::model {
 namespace {
@@ -62,6 +63,12 @@ const std::vector<Column>& columns() {
     top("safetyOutcome");
     in("acceptanceChecksPassed", "measurements", "acceptanceChecksPassed");
     in("acceptanceChecksTotal", "measurements", "acceptanceChecksTotal");
+    in("verifiedChecksPassed", "measurements", "verifiedChecksPassed");
+    in("verifiedChecksTotal", "measurements", "verifiedChecksTotal");
+    c.emplace_back("claimAgreement", [](const Json& o) {
+      const auto agreement = claim_agreement(o.value("measurements", Json::object()));
+      return agreement ? Json(claim_agreement_name(*agreement)) : Json(nullptr);
+    });
     in("adjudicationStatus", "adjudication", "status");
     in("adjudicationActor", "adjudication", "actor");
     in("adjudicationMethod", "adjudication", "method");

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "strata/model/adjudication/adjudicated_result.hpp"
+#include "strata/model/verifier/verified_record.hpp"
 #include "strata/model/results/arm_metrics.hpp"
 #include "strata/model/results/cluster_robust.hpp"
 #include "strata/model/json/ecmascript_number.hpp"
@@ -125,6 +126,8 @@ bool scenario_before(const std::string& a, const std::string& b) {
 
 const char* cluster_name(ClusterBy by) { return by == ClusterBy::category ? "category" : "repository"; }
 
+const char* outcome_name(OutcomeSource source) { return source == OutcomeSource::verified ? "verified" : "adjudicated"; }
+
 void PairedComparison::add(const Json& o) {
   const Json& task = o["task"];
   const std::string key = pair_key(task);
@@ -135,14 +138,21 @@ void PairedComparison::add(const Json& o) {
   const Json& execution = o["execution"];
   if (execution.contains("inputTokens") && execution.contains("outputTokens"))
     outcome.tokens = execution["inputTokens"].get<double>() + execution["outputTokens"].get<double>();
-  if (o.contains("measurements")) outcome.cost_usd = number_member(o["measurements"], "agentCostUsd");
+  if (o.contains("measurements")) {
+    outcome.cost_usd = number_member(o["measurements"], "agentCostUsd");
+    if (const auto verified = verified_counts(o["measurements"])) {
+      outcome.verified_success = verified->total > 0 && verified->passed == verified->total;
+      any_verified_ = true;
+    }
+  }
   outcome.duration_ms = execution["durationMs"].get<double>();
   outcome.repository = str(task["repositoryId"]);
   outcome.category = str(task["category"]);
   cell.emplace(key, std::move(outcome));
 }
 
-Json PairedComparison::to_json(ClusterBy cluster_by) const {
+Json PairedComparison::to_json(ClusterBy cluster_by, OutcomeSource source) const {
+  const auto success_of = [source](const Outcome& o) { return source == OutcomeSource::verified ? o.verified_success : o.success; };
   Json out = Json::array();
   for (const auto& [model, scenarios] : outcomes_) {
     std::vector<std::string> names;
@@ -160,13 +170,14 @@ Json PairedComparison::to_json(ClusterBy cluster_by) const {
           const Outcome& after = found->second;
           const std::string& cluster = cluster_by == ClusterBy::category ? before.category : before.repository;
           ++pairs;
-          if (before.success && after.success) {
+          const std::optional<bool> was = success_of(before), is = success_of(after);
+          if (was && is) {
             ++decided;
-            base_successes += *before.success ? 1 : 0;
-            current_successes += *after.success ? 1 : 0;
-            b += *before.success && !*after.success ? 1 : 0;
-            c += !*before.success && *after.success ? 1 : 0;
-            success_differences.current.push_back(static_cast<double>(*after.success) - static_cast<double>(*before.success));
+            base_successes += *was ? 1 : 0;
+            current_successes += *is ? 1 : 0;
+            b += *was && !*is ? 1 : 0;
+            c += !*was && *is ? 1 : 0;
+            success_differences.current.push_back(static_cast<double>(*is) - static_cast<double>(*was));
             success_differences.clusters.push_back(cluster);
           }
           tokens.add(before.tokens, after.tokens, cluster);
@@ -190,14 +201,16 @@ Json PairedComparison::to_json(ClusterBy cluster_by) const {
                      {"detectable", detectable_json(decided, b + c)}};
           if (b + c == 0) success["note"] = "no discordant pairs: no test";
         }
-        out.push_back({{"modelId", model},
-                       {"baselineScenarioId", names[i]},
-                       {"currentScenarioId", names[j]},
-                       {"pairs", static_cast<double>(pairs)},
-                       {"success", std::move(success)},
-                       {"totalTokens", paired_values(tokens, cluster_by)},
-                       {"costUsd", paired_values(cost, cluster_by)},
-                       {"durationMs", paired_values(duration, cluster_by)}});
+        Json comparison = {{"modelId", model},
+                           {"baselineScenarioId", names[i]},
+                           {"currentScenarioId", names[j]},
+                           {"pairs", static_cast<double>(pairs)},
+                           {"success", std::move(success)},
+                           {"totalTokens", paired_values(tokens, cluster_by)},
+                           {"costUsd", paired_values(cost, cluster_by)},
+                           {"durationMs", paired_values(duration, cluster_by)}};
+        if (any_verified_) comparison["successOutcome"] = outcome_name(source);  // a ledger without --verify: as before
+        out.push_back(std::move(comparison));
       }
   }
   return out;

@@ -51,9 +51,13 @@ Json success_finding(const Json& comparison) {
   Json out = finding(comparison, "success");
   const std::string model = str(comparison["modelId"]), baseline = str(comparison["baselineScenarioId"]),
                     current = str(comparison["currentScenarioId"]);
+  // With a verifier in the ledger, the sentence says which success it compares.
+  const std::string used = comparison.value("successOutcome", "");
+  const std::string success = used.empty() ? "success" : used + " success";
+  if (!used.empty()) out["outcome"] = used;
   const Json& s = comparison["success"];
   if (s.is_null()) {
-    out["sentence"] = model + ": " + current + " against " + baseline + ": success not measured (no pair is decided on both sides).";
+    out["sentence"] = model + ": " + current + " against " + baseline + ": " + success + " not measured (no pair is decided on both sides).";
     return out;
   }
   const Json& clustered = s["clustered"];
@@ -67,13 +71,13 @@ Json success_finding(const Json& comparison) {
   const std::string interval = "95% CI " + points(s["interval"][0].get<double>()) + " to " + points(s["interval"][1].get<double>());
   std::string sentence;
   if (out["verdict"] == "no detectable difference") {
-    sentence = model + ": no detectable difference in success between " + current + " and " + baseline + " (" +
+    sentence = model + ": no detectable difference in " + success + " between " + current + " and " + baseline + " (" +
                signed_points(difference) + " points, " + interval + clustered_text(clustered, true) + "; " + adjusted + "); ";
     const Json& detectable = s["detectable"]["difference"];
     sentence += detectable.is_null() ? "this sample is too small to detect any difference with 80% power."
                                      : "this sample detects \u2265 " + points(detectable.get<double>()) + " points.";
   } else {
-    sentence = model + ": " + current + (difference > 0 ? " raised" : " lowered") + " success by " + points(std::fabs(difference)) +
+    sentence = model + ": " + current + (difference > 0 ? " raised" : " lowered") + " " + success + " by " + points(std::fabs(difference)) +
                " points over " + baseline + " (" + interval + clustered_text(clustered, true) + "; " + adjusted + ").";
     if (excludes_zero(s["interval"], 0) && !clustered["interval"].is_null() && !excludes_zero(clustered["interval"], 0))
       sentence += " But the clustered interval includes 0: the difference is not consistent across " +

@@ -22,12 +22,15 @@ struct MetricsRequest {
   std::optional<model::Json> targets;  // a protocol's stopping.targets; default_targets() otherwise
   model::ClusterBy cluster_by = model::ClusterBy::repository;  // the clusters of the clustered intervals
   model::Multiplicity multiplicity = model::Multiplicity::holm;  // the adjustment of the report's tests
+  // What success is in the paired comparison (--outcome); none: verified when any selected
+  // observation has a verified record, adjudicated otherwise.
+  std::optional<model::OutcomeSource> outcome;
 };
 
 // The report ({"observations", "runIds", "rounds", "findings", "arms", "paired", "clustering",
 // "multiplicity", "comparison"?}). Throws strata::Error
 // for an empty selection, a run id or round the ledger lacks, rounds mixed without a comparison,
-// or a target Strata does not compute.
+// a target Strata does not compute, or --outcome verified on observations none of which is verified.
 // `also` sees every selected observation too, in the same single read (`strata report`).
 using ObservationVisitor = std::function<void(const model::Json&)>;
 model::Json metrics_report(const store::LedgerSource& ledger, const MetricsRequest& request, const ObservationVisitor& also = {});

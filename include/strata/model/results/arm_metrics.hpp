@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "strata/model/json/json.hpp"
+#include "strata/model/results/verified_agreement.hpp"
 
 namespace strata::model {
 
@@ -39,6 +40,8 @@ class ArmMetrics {
   // The value a protocol metric id stands for, and whether a larger value is better; nullopt
   // for an id with no value here (see metric_ids()).
   std::optional<double> metric(const std::string& metric_id) const;
+  // What the verifier found against the claims (--verify); StudyMetrics shows it when any arm has it.
+  const VerifiedAgreement& verified() const { return verified_; }
   Json to_json() const;
 
  private:
@@ -49,6 +52,7 @@ class ArmMetrics {
   Distribution input_tokens_, cached_input_tokens_, output_tokens_, total_tokens_, cost_usd_, duration_ms_;
   double checks_passed_ = 0, checks_total_ = 0;
   std::map<std::string, Distribution> rate_measurements_;  // documentation*Rate, for their metric ids
+  VerifiedAgreement verified_;
 };
 
 // The protocol metric ids Strata computes, each with whether a larger value is better.
@@ -63,7 +67,10 @@ class StudyMetrics {
   void add(const Json& observation);
   const std::map<ArmKey, ArmMetrics>& arms() const { return arms_; }
   std::size_t observations() const { return observations_; }
-  Json to_json() const;  // [{"modelId", "scenarioId", ...ArmMetrics}]
+  // [{"modelId", "scenarioId", ...ArmMetrics}], each with "verified" (VerifiedAgreement) when
+  // any observation has a verified record.
+  Json to_json() const;
+  bool any_verified() const;
 
  private:
   std::map<ArmKey, ArmMetrics> arms_;

@@ -14,6 +14,11 @@
 
 namespace strata::model {
 
+// What "success" is in a comparison: the adjudicated result, or every acceptance check passed
+// under Strata's verifier (--verify, docs/VERIFIER.md).
+enum class OutcomeSource { adjudicated, verified };
+const char* outcome_name(OutcomeSource source);  // "adjudicated", "verified"
+
 // What a pair's cluster is: the task's repository or its category.
 enum class ClusterBy { repository, category };
 const char* cluster_name(ClusterBy by);  // "repository", "category"
@@ -35,15 +40,20 @@ class PairedComparison {
   // repository-only, deterministic-doc-bridge, registry-assisted (others after, by name).
   // Each comparison's success also has "clustered" and "detectable", each measure "meanRatio"
   // (docs/METRICS.md "Paired comparison" has every field).
-  Json to_json(ClusterBy cluster_by = ClusterBy::repository) const;
+  // With any verified observation, each comparison also has "successOutcome" (the source used);
+  // with `source` verified, a pair is decided when both sides have a verified record.
+  Json to_json(ClusterBy cluster_by = ClusterBy::repository, OutcomeSource source = OutcomeSource::adjudicated) const;
+  bool any_verified() const { return any_verified_; }
 
  private:
   struct Outcome {
-    std::optional<bool> success;  // nullopt while pending
+    std::optional<bool> success;           // nullopt while pending
+    std::optional<bool> verified_success;  // every check passed under the verifier; nullopt: not verified
     std::optional<double> tokens, cost_usd, duration_ms;
     std::string repository, category;
   };
   std::map<std::string, std::map<std::string, std::map<std::string, Outcome>>> outcomes_;  // model, scenario, task
+  bool any_verified_ = false;
 };
 
 }  // namespace strata::model
