@@ -68,22 +68,56 @@ Table adjudicators_table(const Json& header) {
   return table;
 }
 
+// "75% (30.1% – 95.4%)" of a rate and its interval, or `none`.
+std::string rate_with_interval(const Json& rate, const Json& interval, const char* none) {
+  return rate.is_null() ? none : percent(rate.get<double>()) + " (" + percent_interval(interval) + ")";
+}
+
 Table arms_table(const Json& arms) {
   Table table{"Arms (model × scenario)",
               {"Arm", "Executions", "Status", "Result", "Success rate (95% interval)", "Tokens: median (P90)", "Cost (USD)",
                "Duration ms: median (P90)", "Evidence coverage", "Acceptance checks", "Error codes"},
               {}};
+  // A ledger of strata run --verify: the verified rate and the claimed rate beside the success rate.
+  const bool verified = !arms.empty() && arms[0].contains("verified");
+  if (verified)
+    table.columns.insert(table.columns.begin() + 5, {"Verified: all checks passed (95% interval)", "Claimed success (95% interval)"});
   for (const auto& arm : arms) {
-    const Json& rate = arm["successRate"];
-    const Json& interval = arm["successInterval"];
-    table.rows.push_back(
-        {arm_label(arm), decimal(arm["executions"], 0), counts_text(arm["status"]), counts_text(arm["result"]),
-         rate.is_null() ? "– (all pending)" : percent(rate.get<double>()) + " (" + percent_interval(interval) + ")",
-         with_p90(arm["totalTokens"], 1), arm["costUsd"].is_null() ? "not priced" : decimal(arm["costUsd"]["total"], 6),
-         with_p90(arm["durationMs"], 0),
-         arm["evidence"]["coverage"].is_null() ? "–" : percent(arm["evidence"]["coverage"].get<double>()),
-         decimal(arm["acceptanceChecks"]["passed"], 0) + " / " + decimal(arm["acceptanceChecks"]["total"], 0),
-         counts_text(arm["errorCodes"])});
+    std::vector<std::string> row{arm_label(arm), decimal(arm["executions"], 0), counts_text(arm["status"]), counts_text(arm["result"]),
+                                 rate_with_interval(arm["successRate"], arm["successInterval"], "– (all pending)"),
+                                 with_p90(arm["totalTokens"], 1),
+                                 arm["costUsd"].is_null() ? "not priced" : decimal(arm["costUsd"]["total"], 6),
+                                 with_p90(arm["durationMs"], 0),
+                                 arm["evidence"]["coverage"].is_null() ? "–" : percent(arm["evidence"]["coverage"].get<double>()),
+                                 decimal(arm["acceptanceChecks"]["passed"], 0) + " / " + decimal(arm["acceptanceChecks"]["total"], 0),
+                                 counts_text(arm["errorCodes"])};
+    if (verified) {
+      const Json& v = arm["verified"];
+      row.insert(row.begin() + 5, {rate_with_interval(v["verifiedRate"], v["verifiedInterval"], "– (none verified)"),
+                                   rate_with_interval(v["claimedRate"], v["claimedInterval"], "– (no claim)")});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// The verifier against the claims (strata run --verify), per arm: how many executions fall in
+// each cell of the agreement, and the share of claims that were true.
+Table agreement_table(const Json& arms) {
+  Table table{"Claims against Strata's verifier (strata run --verify)",
+              {"Arm", "Verified", "Confirmed (claimed, passed)", "Claimed but failed", "Not claimed but passed", "Neither",
+               "No claim", "Not verified", "Claims true (95% interval)"},
+              {}};
+  for (const auto& arm : arms) {
+    const Json& v = arm["verified"];
+    const Json& a = v["agreement"];
+    const Json& rate = v["claimsTrueRate"];
+    table.rows.push_back({arm_label(arm), decimal(v["verified"], 0), decimal(a["confirmed"], 0), decimal(a["claimedButFailed"], 0),
+                          decimal(a["notClaimedButPassed"], 0), decimal(a["notClaimedNotPassed"], 0),
+                          decimal(a["verifiedWithoutClaim"], 0), decimal(v["notVerified"], 0),
+                          rate.is_null() ? "– (no verified claim)"
+                                         : percent(rate.get<double>()) + " (" + decimal(a["confirmed"], 0) + " of " +
+                                               decimal(v["claimsVerified"], 0) + ", " + percent_interval(v["claimsTrueInterval"]) + ")"});
   }
   return table;
 }
@@ -189,6 +223,7 @@ ReportTables report_tables(const Json& data) {
   ReportTables tables;
   tables.provenance = {provenance_table(data["header"]), runs_table(data["header"]), adjudicators_table(data["header"])};
   tables.arms = {arms_table(metrics["arms"])};
+  if (!metrics["arms"].empty() && metrics["arms"][0].contains("verified")) tables.arms.push_back(agreement_table(metrics["arms"]));
   if (!data["missingArms"].empty()) {
     Table missing{"Arms with no observation (reported with --allow-missing-arms)", {"Model", "Scenario"}, {}};
     for (const auto& arm : data["missingArms"]) missing.rows.push_back({str(arm["modelId"]), str(arm["scenarioId"])});
@@ -201,8 +236,11 @@ ReportTables report_tables(const Json& data) {
 
 std::vector<Plot> report_plots(const Json& data) {
   const Json& metrics = data["metrics"];
-  return {success_plot(metrics["arms"]), tokens_plot(metrics["arms"]), cost_plot(metrics["arms"]), forest_plot(metrics["paired"]),
-          heat_map_plot(data["heatMap"])};
+  std::vector<Plot> plots{success_plot(metrics["arms"]), tokens_plot(metrics["arms"]), cost_plot(metrics["arms"]),
+                          forest_plot(metrics["paired"]), heat_map_plot(data["heatMap"])};
+  // A ledger of strata run --verify: claimed against verified, right after the success rates.
+  if (!metrics["arms"].empty() && metrics["arms"][0].contains("verified")) plots.insert(plots.begin() + 1, claims_plot(metrics["arms"]));
+  return plots;
 }
 
 Findings report_findings(const Json& data) {

@@ -483,6 +483,25 @@ PY" "export: verifiedChecksPassed, verifiedChecksTotal and claimAgreement column
 run report "$VERIFIED" -o "$WORK/out/verified-report.md" --format md
 expect_code 0 "report (Markdown) of a --verify ledger: exit 0"
 expect_true "grep -A3 '^## Findings' '$WORK/out/verified-report.md' | grep -q 'claims confirmed 0 of 4'" "report (Markdown): the claims findings first"
+expect_true "grep -q 'Claims against Strata.s verifier' '$WORK/out/verified-report.md' && [ -s '$WORK/out/verified-report-claims.svg' ]" \
+  "report (Markdown): the agreement table, and the claimed-against-verified plot as an SVG file beside it"
+run report "$VERIFIED" -o "$WORK/out/verified-report.html"
+expect_code 0 "report (HTML) of a --verify ledger: exit 0"
+if command -v chromium >/dev/null; then
+  python3 "$(dirname "$0")/../support/browser_check.py" "$WORK/out/verified-report.html" >"$WORK/browser.json" 2>"$WORK/browser.err"
+  expect_true "[ $? = 0 ]" "report (HTML): Chromium opens it without an error, a request leaving the file or an empty plot ($(head -c 300 "$WORK/browser.err"))"
+  expect_true "python3 - '$WORK/browser.json' '$WORK/out/verified-report.html' <<'PY' >&2
+import html, json, re, sys
+facts, page = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+items = facts['findings']['items']
+assert [i['measure'] for i in items[:2]] == ['claims', 'claims'] and items[0]['verdict'] == 'unreliable', items[:3]
+assert any(s['label'] == 'claims' and s['width'] > 0 and s['height'] > 0 for s in facts['svgs']), facts['svgs']
+# The arms table: the verified and the claimed rate columns; the plot's numbers beside it.
+assert 'Verified: all checks passed (95% interval)' in page and 'Claimed success (95% interval)' in page
+text = html.unescape(re.sub('<[^>]+>', ' ', page))
+assert re.search(r'low-cost-model / deterministic-doc-bridge\s+100% \(4 of 4, [0-9.]+% – 100%\)\s+0% \(0 of 4, 0% – [0-9.]+%\)', text), 'the plot table row of the breaker arm'
+PY" "report (HTML): the claims findings first, the claimed-against-verified plot drawn, its numbers in a table, the verified and claimed rates in the arms table"
+fi
 
 LEDGER=$WORK/out/copy.json
 vrun main "$LEDGER" --jobs 8 --workspace copy --confine --verify --keep-workspace-diff "$WORK/diffs"
