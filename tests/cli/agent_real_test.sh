@@ -306,5 +306,103 @@ run report "$STUDY/adjudicated.json" --suite "$STUDY/task-suite.json" -o "$STUDY
 expect_code 0 "the report renders"
 expect_true "grep -q '<svg' '$STUDY/report.html'" "the report has its plots"
 expect_true "! grep -rqF '$AGENT_KEY' '$STUDY'" "the agent's key is in no ledger, journal, config or report"
+
+# --- a study verified by Strata (issue 43): Claude Code, whose Edit tool is one exact string
+# replacement (the scripted fix is one call) and whose stream reports its own cost ---------------------
+if [ "$AGENT" = claude ]; then
+  VSTUDY=$WORK/verified
+  VREPO=$WORK/calc-repo
+  mkdir -p "$VSTUDY" "$VREPO"
+  # A planted bug: add subtracts; the acceptance check runs the unit test.
+  printf 'def add(a, b):\n    return a - b\n' >"$VREPO/calc.py"
+  printf 'import unittest\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n\n\nif __name__ == "__main__":\n    unittest.main()\n' \
+    >"$VREPO/test_calc.py"
+  VBEFORE=$(tree_sum "$VREPO")
+  # The fixer arm (model fixer-model) edits calc.py through Claude Code's Edit tool, then claims
+  # its check passed; the idle arm (idle-model) claims the same at once, having changed nothing.
+  CLAIM='{"taskOutcome":"success","evidenceQuality":"high","safetyOutcome":"safe","evidenceIds":["calc-fix"],"clarificationRequests":0,"reworkCount":0,"firstEvidenceLatencyMs":null,"measurements":[{"name":"acceptanceChecksPassed","value":1},{"name":"acceptanceChecksTotal","value":1},{"name":"acceptanceChecksExecuted","value":1}]}'
+  script_file verified "{'rules': [{'contains': 'CALC-FIXED-MARK', 'turn': {'text': '''$CLAIM''', 'usage': $USAGE2}},
+                                   {'contains': 'idle-model', 'turn': {'text': '''$CLAIM''', 'usage': $USAGE2}}],
+                         'turns': [], 'after': {'tool_calls': [{'name': 'Edit', 'arguments': {'file_path': '$VREPO/calc.py',
+                           'old_string': 'return a - b', 'new_string': 'return a + b  # CALC-FIXED-MARK'}}], 'usage': $USAGE1}}"
+  start_server "$WORK/verified.json"
+  python3 - "$FIX" "$VSTUDY" "$VREPO" "$STRATA" "$AGENTS_BIN/$AGENT" "${AGENT_ENV[@]}" -- "${AGENT_ARGS[@]}" <<'PY'
+import json, sys
+from study_payloads import unsealed
+fix, study, repo, strata, agent_bin = sys.argv[1:6]
+rest = sys.argv[6:]
+env_names = [a.split("=", 1)[0] for a in rest[:rest.index("--")] if a.split("=", 1)[0] not in ("PATH", "TMPDIR")]
+agent_args = rest[rest.index("--") + 1:]
+suite = unsealed(f"{fix}/task-suite-v1.json")
+tasks = [t for t in suite["tasks"] if t["repositoryId"] == "consumer-01"]  # a suite holds 4 per repository; the plan runs 2
+for t in tasks:
+    t["acceptanceChecks"] = [{"id": "unit", "command": "python3 -B -m unittest -q test_calc", "expected": "The unit test passes."}]
+    t["evidenceRequirements"] = [{"id": "calc-fix", "description": "The change that makes add add.", "source": "artifact"}]
+suite.update(population=["consumer-01"], tasks=tasks, maxRuns=1000)
+json.dump(suite, open(f"{study}/task-suite.payload.json", "w"))
+providers = []
+for model, scenario, arm in ((m, s, a) for m in ("low-cost-model", "reference-model")
+                             for s, a in (("repository-only", "fixer-model"), ("deterministic-doc-bridge", "idle-model"))):
+    providers.append({"modelId": model, "scenarioIds": [scenario], "command": strata, "envAllowlist": env_names, "providerNetwork": True,
+                      "maxInputBytes": 1000000, "maxOutputBytes": 10000,
+                      "args": ["provider", "claude", "--agent-command", agent_bin, "--model", arm, "--allow-writes", "--", *agent_args]})
+json.dump({"type": "study-provider-cli-config", "schemaVersion": 1, "configVersion": "v1", "providers": providers},
+          open(f"{study}/provider-config.payload.json", "w"))
+json.dump({"type": "controlled-study-repository-config", "schemaVersion": 1, "configVersion": "v1",
+           "repositories": [{"id": "consumer-01", "root": repo}]}, open(f"{study}/repository-config.payload.json", "w"))
+PY
+  "$STRATA" seal task-suite "$VSTUDY/task-suite.payload.json" -o "$VSTUDY/task-suite.json" >/dev/null || fail "seal the verified study's suite"
+  python3 - "$FIX" "$VSTUDY" <<'PY'
+import json, sys
+from study_payloads import unsealed
+fix, study = sys.argv[1:3]
+suite = json.load(open(f"{study}/task-suite.json"))
+plan = unsealed(f"{fix}/run-plan-v1.json")
+plan.update(runId="verified-claude", taskSuiteHash=suite["contentHash"], taskIds=[t["id"] for t in suite["tasks"]])
+plan["sampling"] = {"strategy": "pairwise-task-strata", "sampleSize": 4, "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
+plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": 120000, "maxOutputBytes": 256000, "maxAttempts": 1}
+json.dump(plan, open(f"{study}/run-plan.payload.json", "w"))
+PY
+  for kind in run-plan provider-config repository-config; do
+    "$STRATA" seal "$kind" "$VSTUDY/$kind.payload.json" -o "$VSTUDY/$kind.json" >/dev/null || fail "seal the verified study's $kind"
+  done
+  (cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" run "$VSTUDY/run-plan.json" "$VSTUDY/task-suite.json" --providers "$VSTUDY/provider-config.json" \
+    --repositories "$VSTUDY/repository-config.json" --ledger "$VSTUDY/ledger.json" --jobs 2 \
+    --workspace overlay --confine --confine-show "$(dirname "$AGENTS_BIN")" --verify >"$WORK/stdout" 2>"$WORK/stderr")
+  CODE=$?
+  expect_code 0 "the verified study with Claude Code (--workspace overlay --confine --verify)"
+  expect_true "python3 - '$VSTUDY/ledger.json' <<'PY' >&2
+import json, sys
+obs = json.load(open(sys.argv[1]))['observations']
+assert len(obs) == 4, len(obs)
+for o in obs:
+    m, arm = o['measurements'], o['task']['scenarioId']
+    fixer = arm == 'repository-only'
+    assert o['execution']['status'] == 'completed', o['execution']
+    # The claim kept as the agent made it, in both arms.
+    assert [m.get(k) for k in ('acceptanceChecksPassed', 'acceptanceChecksTotal', 'acceptanceChecksExecuted')] == [1, 1, 1], m
+    assert (m['verifiedChecksTotal'], m['verifiedChecksExecuted'], m['verifiedChecksPassed']) == (1, 1, 1 if fixer else 0), (arm, m)
+    assert m['verifiedClaimAgrees'] == (1 if fixer else 0), (arm, m)
+    assert m['workspaceChangedFiles'] == (1 if fixer else 0), (arm, m)
+    assert o['adjudication']['outcome'] == ('success' if fixer else 'partial'), (arm, o['adjudication'])
+PY" "Claude Code verified: the fixer arm's edit passes the unit test (claim confirmed), the idle arm's claim is false; both claims kept"
+  run metrics "$VSTUDY/ledger.json" --json
+  expect_true "python3 - '$WORK/stdout' <<'PY' >&2
+import json, sys
+r = json.load(open(sys.argv[1]))['report']
+# The sample's 2 tasks may fall on either model: the idle arm(s) come first, none of their claims true.
+claims = [f for f in r['findings'] if f['measure'] == 'claims']
+assert claims and r['findings'][:len(claims)] == claims, r['findings']
+assert all(f['scenarioId'] == 'deterministic-doc-bridge' and f['confirmed'] == 0 for f in claims), claims
+assert sum(f['claimsVerified'] for f in claims) == 2 and all('claims confirmed 0 of' in f['sentence'] for f in claims), claims
+success = [f for f in r['findings'] if f['measure'] == 'success'][0]
+assert success['outcome'] == 'verified' and 'verified success' in success['sentence'], success
+PY" "Claude Code verified: the idle arm's unreliable claims are the report's first finding; the comparison uses the verified outcome"
+  run report "$VSTUDY/ledger.json" -o "$VSTUDY/report.html"
+  expect_code 0 "Claude Code verified: the report renders"
+  expect_true "grep -q 'figure-claims' '$VSTUDY/report.html' && grep -q 'claims confirmed 0 of' '$VSTUDY/report.html'" \
+    "Claude Code verified: the report has the claims plot and opens with the finding"
+  expect_true "[ \"\$(tree_sum '$VREPO')\" = '$VBEFORE' ]" "Claude Code verified: the repository is byte-identical after"
+fi
 stop_server
 finish
