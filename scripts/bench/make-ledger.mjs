@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// Usage: node make-ledger.mjs <count> <out.json>
+// Usage: node make-ledger.mjs <count> <out.json> [--verified]
 // Writes a sealed controlled-study observation ledger (spec §1.6–1.8) with <count> distinct
-// observations, for benchmarking hash verification. Models, scenarios and tasks come from the
+// observations, for benchmarking hash verification. With --verified every observation also
+// carries the records of `strata run --verify` (docs/VERIFIER.md): the verified counts, one
+// check in five found failing whatever the agent claimed, and the rubric judging them. Models, scenarios and tasks come from the
 // real doc-bridge fixtures so the shapes are realistic; the values are synthetic but valid.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const [countArg, outPath] = process.argv.slice(2);
+const [countArg, outPath, flag] = process.argv.slice(2);
+const verifiedLedger = flag === "--verified";
 const count = Number(countArg);
 if (!Number.isInteger(count) || count < 0 || count > 100000 || !outPath) {
   console.error("usage: node make-ledger.mjs <count 0..100000> <out.json>");
@@ -42,8 +45,11 @@ function seal(payload) {
 // Deterministic rubric, spec §4.1 (V-final rule), so adjudication matches what `study run` writes.
 function rubricOutcome(task, status, evidenceIds, m) {
   const n = task.acceptanceChecks.length;
-  const P = m.acceptanceChecksPassed, T = m.acceptanceChecksTotal, E = m.acceptanceChecksExecuted;
-  if (status !== "completed" || P === undefined || T !== n || E !== n || P > E) return "blocked";
+  const verified = m.verifiedChecksTotal !== undefined;  // the verifier's counts are the facts
+  const P = verified ? m.verifiedChecksPassed : m.acceptanceChecksPassed;
+  if (verified ? status !== "completed" || m.verifiedChecksTotal !== n
+               : status !== "completed" || P === undefined || m.acceptanceChecksTotal !== n || m.acceptanceChecksExecuted !== n ||
+                 P > m.acceptanceChecksExecuted) return "blocked";
   const present = task.evidenceRequirements.filter((r) => evidenceIds.includes(r.id)).length;
   if (P === n && present === task.evidenceRequirements.length) return "success";
   if (P === 0 && present === 0) return "incomplete";
@@ -62,8 +68,8 @@ const BASE_TIME = Date.parse("2025-03-01T08:00:00.000Z");
 const cells = plan.models.length * plan.scenarios.length * suite.tasks.length;
 
 // Size budget: a complete observation with every member is ~2.7 KB pretty-printed (the two
-// model configs alone are ~0.5 KB), so 100,000 of them would exceed Strata's 256 MiB input
-// limit. About half the observations are therefore failed provider runs (non-zero exit, no
+// model configs alone are ~0.5 KB), so 100,000 of them exceeded Strata's input limit while it
+// was 256 MiB (512 MiB since issue 43). About half the observations are therefore failed provider runs (non-zero exit, no
 // usable response, spec §3.7): no tokens, self-report or measurements, adjudicated blocked.
 // That brings the average to ~2.45 KB (~235 MiB for 100,000) while keeping both real shapes.
 const isFailedRun = (i) => Math.imul(i, 0x9e3779b1) >>> 31 === 1; // hash bit: decorrelated from the matrix
@@ -98,6 +104,19 @@ function observation(i) {
     acceptanceChecksExecuted: n,
     [metric]: value,
   };
+  // The verifier's record (--verified): every check run, all passing but in one execution of five.
+  const verifiedPassed = i % 5 === 0 ? 0 : n;
+  const verifiedRecord = !verifiedLedger ? {} : {
+    verifiedChecksTotal: n,
+    verifiedChecksExecuted: n,
+    verifiedChecksPassed: verifiedPassed,
+    verifiedChecksTimedOut: 0,
+    verifiedChecksOutputLimit: 0,
+    verifierDurationMs: 40 + (i % 200),
+    ...Object.fromEntries(task.acceptanceChecks.map((c) => [`verifiedCheck.${c.id}`, verifiedPassed === n ? 1 : 0])),
+  };
+  if (verifiedLedger && !failed)
+    verifiedRecord.verifiedClaimAgrees = (measurements.acceptanceChecksPassed === n) === (verifiedPassed === n) ? 1 : 0;
 
   const execution = {
     status,
@@ -119,7 +138,7 @@ function observation(i) {
     safetyOutcome: "safe",
     clarificationRequests: i % 3,
     reworkCount: i % 2,
-    measurements,
+    measurements: { ...measurements, ...verifiedRecord },
   };
 
   const contextBytes = 2400 + (i % 600);
@@ -148,12 +167,15 @@ function observation(i) {
     contextTokenMethod: "estimate",
     evidenceIds,
     ...selfReport,
+    ...(failed && verifiedLedger ? { measurements: verifiedRecord } : {}),
     adjudication: {
       status: "automated",
       actor: "deterministic-rubric-v1",
       method: "deterministic-rubric-v1",
-      outcome: rubricOutcome(task, status, evidenceIds, failed ? {} : measurements),
-      reason: "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.",
+      outcome: rubricOutcome(task, status, evidenceIds, failed ? verifiedRecord : { ...measurements, ...verifiedRecord }),
+      reason: verifiedLedger
+        ? "Independent bounded evaluation of execution status, the acceptance checks run by Strata's verifier (not the agent's own report), and exact required evidence coverage."
+        : "Independent bounded evaluation of execution status, acceptance metrics, and exact required evidence coverage.",
     },
   });
 }

@@ -4,7 +4,10 @@
 # p-values and findings) and `strata report` (the HTML page) of the same ledger, and `strata plan
 # --power --effect 0.05` of a 288-execution plan (48 tasks x 2 models x 3 scenarios), beside
 # `strata verify` of the same file (every result command verifies the ledger before it writes
-# anything; since issue 28 verify streams it too, see scripts/bench/hash.sh).
+# anything; since issue 28 verify streams it too, see scripts/bench/hash.sh); and `strata metrics`
+# and `strata report` of a ledger of the same size whose observations carry the records of
+# `strata run --verify` (issue 43: the verified rates, the agreement, the claims findings and
+# plot, the comparison on the verified outcome).
 # Target: <= 10 s and <= 100 MiB peak each.
 # Usage: scripts/bench/results.sh [build-dir=build] [observations=100000]
 #   ROUNDS=n (default 3) rounds, the commands alternating; medians are reported. The ledger comes
@@ -41,7 +44,13 @@ if [ ! -s "$ledger" ] || [ scripts/bench/make-ledger.mjs -nt "$ledger" ]; then
   node scripts/bench/make-ledger.mjs "$count" "$ledger.partial.$$"
   mv "$ledger.partial.$$" "$ledger"  # only a complete file is ever reused
 fi
-cat "$ledger" >/dev/null  # in the page cache for every command alike
+verified=$cache/ledger-verified-$count.json
+if [ ! -s "$verified" ] || [ scripts/bench/make-ledger.mjs -nt "$verified" ]; then
+  log "generating $verified ..."
+  node scripts/bench/make-ledger.mjs "$count" "$verified.partial.$$" --verified
+  mv "$verified.partial.$$" "$verified"
+fi
+cat "$ledger" "$verified" >/dev/null  # in the page cache for every command alike
 
 # The 288-execution plan: the fixture suite grown to 48 tasks in 12 repositories, one replicate,
 # every cell (6 comparisons of 48 pairs).
@@ -81,7 +90,17 @@ for round in $(seq "$rounds"); do
   timed metrics "$strata" metrics "$ledger" --allow-regressions
   timed report "$strata" report "$ledger" -o "$T/report.html"
   timed power "$strata" plan "$T/plan.json" --suite "$T/suite.json" --power --effect 0.05
+  timed vmetrics "$strata" metrics "$verified" --allow-regressions
+  timed vreport "$strata" report "$verified" -o "$T/verified-report.html"
 done
+"$strata" metrics "$verified" --allow-regressions --json >"$T/verified-metrics.json"
+python3 - "$T/verified-metrics.json" <<'PY' || { echo "bench: the verified ledger's metrics lack the verified records" >&2; exit 1; }
+import json, sys
+r = json.load(open(sys.argv[1]))["report"]
+assert all(a["verified"]["verified"] == a["executions"] for a in r["arms"]), "an arm without its verified records"
+assert r["findings"][0]["measure"] == "claims" and all(c.get("successOutcome") == "verified" for c in r["paired"])
+PY
+[ "$(grep -c '<svg ' "$T/verified-report.html")" = 6 ] || { echo "bench: the verified report lacks its six plots" >&2; exit 1; }
 "$strata" plan "$T/plan.json" --suite "$T/suite.json" --power --effect 0.05 --text >"$T/power.txt"
 [ "$(grep -c ' 48 pairs in 12 repositories; detects a ' "$T/power.txt")" = 6 ] ||
   { echo "bench: the power of the 288-execution plan is not 6 comparisons of 48 pairs" >&2; cat "$T/power.txt" >&2; exit 1; }
@@ -97,7 +116,8 @@ verify_ns=$(wall verify)
 echo "# Results benchmark"
 echo
 echo "strata: $build/strata (tree $(git describe --always --dirty 2>/dev/null || echo unknown)), $(nproc) cores," \
-  "load at start $(cut -d' ' -f1-3 /proc/loadavg); ledger: $count observations, $(stat -c %s "$ledger" | awk '{ printf "%.1f", $1 / 1048576 }') MiB; median of $rounds rounds"
+  "load at start $(cut -d' ' -f1-3 /proc/loadavg); ledger: $count observations, $(stat -c %s "$ledger" | awk '{ printf "%.1f", $1 / 1048576 }') MiB" \
+  "(verified: $(stat -c %s "$verified" | awk '{ printf "%.1f", $1 / 1048576 }') MiB); median of $rounds rounds"
 echo
 echo "| Command | Wall (s) | Peak RSS (MiB) | Wall / verify | Output (MiB) |"
 echo "|---|---:|---:|---:|---:|"
@@ -106,6 +126,8 @@ echo "| \`strata export --format csv -o\` | $(secs "$(wall csv)") | $(mib "$(pea
 echo "| \`strata export --format jsonl -o\` | $(secs "$(wall jsonl)") | $(mib "$(peak jsonl)") | $(ratio "$(wall jsonl)" "$verify_ns") | $(stat -c %s "$T/out.jsonl" | awk '{ printf "%.1f", $1 / 1048576 }') |"
 echo "| \`strata metrics\` (arms, paired comparison) | $(secs "$(wall metrics)") | $(mib "$(peak metrics)") | $(ratio "$(wall metrics)" "$verify_ns") | |"
 echo "| \`strata report -o report.html\` | $(secs "$(wall report)") | $(mib "$(peak report)") | $(ratio "$(wall report)" "$verify_ns") | $(stat -c %s "$T/report.html" | awk '{ printf "%.2f", $1 / 1048576 }') |"
+echo "| \`strata metrics\` of the verified ledger (agreement, claims findings, verified outcome) | $(secs "$(wall vmetrics)") | $(mib "$(peak vmetrics)") | $(ratio "$(wall vmetrics)" "$verify_ns") | |"
+echo "| \`strata report -o report.html\` of the verified ledger (six plots) | $(secs "$(wall vreport)") | $(mib "$(peak vreport)") | $(ratio "$(wall vreport)" "$verify_ns") | $(stat -c %s "$T/verified-report.html" | awk '{ printf "%.2f", $1 / 1048576 }') |"
 echo "| \`strata plan --power --effect 0.05\` (288 executions) | $(secs "$(wall power)") | $(mib "$(peak power)") | $(ratio "$(wall power)" "$verify_ns") | |"
 echo
 echo "The power of the 288-execution plan:"

@@ -55,10 +55,8 @@ Plot claims_plot(const Json& arms) {
   }
   const double left = label_width(labels);
   const double bottom = kTop + kRowHeight * arms.size();
-  const LinearScale x{0, 1, left, left + kPlotWidth};
   SvgCanvas canvas(left + kPlotWidth + kRight, bottom + kAxisSpace, plot.id, plot.title, plot.alt);
-  x_axis(canvas, x, nice_ticks(0, 1, 5), kTop - 6, bottom, "Success rate (95% Wilson interval)",
-         [](double tick) { return percent(tick, 0); });
+  const LinearScale x = rate_axis(canvas, left, kPlotWidth, kTop, bottom);
   const auto colours = scenario_colours(arms);
   for (std::size_t i = 0; i < arms.size(); ++i) {
     const Json& arm = arms[i];

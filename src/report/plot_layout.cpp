@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "strata/model/json/json_access.hpp"
+#include "strata/report/report_parts.hpp"
 
 namespace strata::report {
 
@@ -32,6 +33,13 @@ void x_axis(SvgCanvas& canvas, const LinearScale& scale, const std::vector<doubl
   }
   canvas.line(scale.r0, bottom, scale.r1, bottom, "#555", 1);
   canvas.text((scale.r0 + scale.r1) / 2, bottom + 32, title, "middle");
+}
+
+LinearScale rate_axis(SvgCanvas& canvas, double left, double width, double top, double bottom) {
+  const LinearScale x{0, 1, left, left + width};
+  x_axis(canvas, x, nice_ticks(0, 1, 5), top - 6, bottom, "Success rate (95% Wilson interval)",
+         [](double tick) { return percent(tick, 0); });
+  return x;
 }
 
 std::string empty_plot(const std::string& id, const std::string& title, const std::string& reason) {

@@ -22,6 +22,10 @@ double label_width(const std::vector<std::string>& labels, double min = 80, doub
 void x_axis(SvgCanvas& canvas, const LinearScale& scale, const std::vector<double>& ticks, double top, double bottom,
             const std::string& title, const std::function<std::string(double)>& tick_text);
 
+// The 0-100% axis of the plots of a rate per arm (success, claimed and verified): the scale from
+// `left` over `width`, its ticks, grid and title drawn from `top` to `bottom`.
+LinearScale rate_axis(SvgCanvas& canvas, double left, double width, double top, double bottom);
+
 // A drawing that says there is nothing to draw (a plot never silently disappears).
 std::string empty_plot(const std::string& id, const std::string& title, const std::string& reason);
 

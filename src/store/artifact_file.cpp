@@ -43,7 +43,7 @@ std::string read_artifact_text(const std::string& path) {
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) fail_errno(path, "cannot read the file");
   if (S_ISDIR(info.st_mode)) throw Error("is a directory, not a JSON file", path);
-  const auto too_large = [&] { return Error("file is larger than the 256 MiB limit", path); };
+  const auto too_large = [&] { return Error("file is larger than the 512 MiB limit", path); };
   // A ledger's in-place append holds LOCK_EX while its bytes change (store/ledger_append).
   if (S_ISREG(info.st_mode) && (::flock(fd.get(), LOCK_SH) != 0 || ::fstat(fd.get(), &info) != 0))
     fail_errno(path, "cannot read the file");

@@ -247,8 +247,15 @@ expect_code 2 "verify a directory"
 expect_out_has "FAIL $WORK/a-directory: is a directory, not a JSON file" "verify reports each file"
 expect_out_has "OK $FIX/run-plan-v1.json" "verify goes on after a failure"
 bad_input "directory" "$WORK/a-directory: is a directory, not a JSON file" plan "$WORK/a-directory"
-truncate -s 257M "$WORK/huge.json"
-bad_input "file over 256 MiB" "$WORK/huge.json: file is larger than the 256 MiB limit" ledger "$WORK/huge.json"
+truncate -s 513M "$WORK/huge.json"
+bad_input "file over 512 MiB" "$WORK/huge.json: file is larger than the 512 MiB limit" ledger "$WORK/huge.json"
+# Regression: the limit was 256 MiB, below a ledger of 100,000 complete observations (about
+# 2.7 KB each; 2.8 KB with the verifier's records): Strata could write a ledger it then refused.
+truncate -s 300M "$WORK/large.json"
+run ledger "$WORK/large.json"
+expect_code 2 "a 300 MiB file: read (then refused as JSON, not for its size)"
+expect_true "! grep -q 'larger than' '$WORK/stderr' && grep -q 'invalid JSON' '$WORK/stderr'" "a 300 MiB file is within the limit ($(head -c 200 "$WORK/stderr"))"
+rm -f "$WORK/large.json"
 cp "$FIX/run-plan-v1.json" "$WORK/unreadable.json"
 chmod 000 "$WORK/unreadable.json"
 if [ "$(id -u)" = 0 ]; then

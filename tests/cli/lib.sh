@@ -36,6 +36,20 @@ SH
 # sanitized_build <binary>: true when it was built with AddressSanitizer or UBSan.
 sanitized_build() { ldd "$1" 2>/dev/null | grep -q 'libasan\|libubsan'; }
 
+# seal_study <dir>: seals the payloads a test wrote in <dir> (suite, plan, repos, providers
+# .payload.json), the plan made to name the sealed suite's hash.
+seal_study() {
+  "$STRATA" seal task-suite "$1/suite.payload.json" -o "$1/suite.json" >/dev/null
+  python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1] + '/plan.payload.json'))
+p['taskSuiteHash'] = json.load(open(sys.argv[1] + '/suite.json'))['contentHash']
+json.dump(p, open(sys.argv[1] + '/plan.payload.json', 'w'))" "$1"
+  "$STRATA" seal run-plan "$1/plan.payload.json" -o "$1/plan.json" >/dev/null
+  "$STRATA" seal repository-config "$1/repos.payload.json" -o "$1/repos.json" >/dev/null
+  "$STRATA" seal provider-config "$1/providers.payload.json" -o "$1/providers.json" >/dev/null
+}
+
 # run <args...>: runs $STRATA, leaving $OUT, $ERR, $CODE.
 run() {
   "$STRATA" "$@" >"$WORK/stdout" 2>"$WORK/stderr"

@@ -32,15 +32,7 @@ for i in ids:
             open(f"{work}/repos/{i}/d{d}/f{f}.txt", "w").write(f"{i} {d} {f}\n" * 20)
 write_provider_config(provider_entries(f"{work}/bin/provider.sh"), f"{work}/providers.payload.json")
 PY
-"$STRATA" seal task-suite "$WORK/suite.payload.json" -o "$WORK/suite.json" >/dev/null
-python3 -c "
-import json
-p = json.load(open('$WORK/plan.payload.json'))
-p['taskSuiteHash'] = json.load(open('$WORK/suite.json'))['contentHash']
-json.dump(p, open('$WORK/plan.payload.json', 'w'))"
-"$STRATA" seal run-plan "$WORK/plan.payload.json" -o "$WORK/plan.json" >/dev/null
-"$STRATA" seal repository-config "$WORK/repos.payload.json" -o "$WORK/repos.json" >/dev/null
-"$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null
+seal_study "$WORK"
 cp -a "$WORK/repos" "$WORK/pristine"
 
 mkdir -p "$WORK/bin"

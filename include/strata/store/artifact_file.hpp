@@ -10,7 +10,7 @@
 
 namespace strata::store {
 
-inline constexpr std::uintmax_t kMaxArtifactBytes = 256ull * 1024 * 1024;
+inline constexpr std::uintmax_t kMaxArtifactBytes = 512ull * 1024 * 1024;
 
 // The whole file. Throws strata::Error located at the path: missing, a directory,
 // unreadable, or larger than kMaxArtifactBytes.
