@@ -38,15 +38,24 @@ struct RunOptions {
   std::vector<std::string> confine_show;
   bool confine = false;
   bool verify = false;
-  std::string verifier_config;
+  std::string verifier_config, prepared_dir;
 };
 
 // --verify and --verifier-config (docs/VERIFIER.md): the checks run what the agent wrote, so only
 // in its own workspace; confined like the provider with --confine. A set-up and hidden checks
 // need the confinement (the set-up's copy is seen at the repository's path, the hidden files are
 // mounted for the checks alone). Refused before anything is launched.
-std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, const app::StudyInputs& inputs) {
+std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, const app::StudyInputs& inputs,
+                                                 const std::vector<std::string>& repository_roots) {
   if (!options.verifier_config.empty() && !options.verify) throw Error("--verifier-config needs --verify");
+  if (!options.prepared_dir.empty() && !options.verify) throw Error("--prepared-dir needs --verify");
+  if (!options.prepared_dir.empty()) {
+    // A layer is a copy of its repository: kept inside one, it would be copied into itself.
+    const std::string prepared = std::filesystem::absolute(options.prepared_dir).lexically_normal().string();
+    for (const auto& root : repository_roots)
+      if (prepared == root || prepared.rfind(root + "/", 0) == 0)
+        throw Error("--prepared-dir lies in the repository " + root + ": give a directory outside every repository", options.prepared_dir);
+  }
   if (!options.verify) return std::nullopt;
   if (options.workspace_mode != "copy" && options.workspace_mode != "overlay")
     throw Error("--verify needs --workspace copy|overlay: the checks run in the execution's own workspace");
@@ -65,7 +74,9 @@ std::optional<app::StudyVerifier> study_verifier(const RunOptions& options, cons
       }
     std::optional<std::string> diffs;
     if (!options.workspace_diff.empty()) diffs = std::filesystem::absolute(options.workspace_diff).lexically_normal().string();
-    app::StudyVerifier verifier(std::move(plan), options.ledger, diffs);
+    std::optional<std::string> prepared;
+    if (!options.prepared_dir.empty()) prepared = options.prepared_dir;
+    app::StudyVerifier verifier(std::move(plan), options.ledger, diffs, prepared);
     verifier.check_hidden_directories();
     return verifier;
   } catch (const Error& error) {
@@ -163,7 +174,7 @@ int run_study(const RunOptions& options) {
   app::RunPreflight preflight = app::prepare_run(inputs, path ? path : "");
   if (shard) app::restrict_to_shard(preflight, *shard);
   const workspace::WorkspaceSettings workspace = workspace_settings(options);
-  std::optional<app::StudyVerifier> verifier = study_verifier(options, inputs);
+  std::optional<app::StudyVerifier> verifier = study_verifier(options, inputs, preflight.repository_roots);
   std::vector<std::string> artifacts{options.plan, options.suite, options.providers, options.repositories};
   if (!options.verifier_config.empty()) artifacts.push_back(options.verifier_config);
   const app::WorkspaceTools tools = app::check_workspace_preflight(
@@ -257,6 +268,9 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--verifier-config", options->verifier_config,
                   "A sealed strata-verifier-config: per-check bounds and rules, per-repository set-up and hidden checks "
                   "(needs --verify)");
+  sub->add_option("--prepared-dir", options->prepared_dir,
+                  "Where the repositories' prepared layers live (default <ledger>.prepared): shards on one machine given the "
+                  "same directory set each layer up once (needs --verify)");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "execution");

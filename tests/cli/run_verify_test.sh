@@ -178,10 +178,17 @@ def verifier(name):
         config["repositories"] = [{"repositoryId": "consumer-01",
                                    "hiddenChecks": {"directory": "hidden/consumer-01", "mountAt": "tests/hidden"}}]
     elif name == "prep":
+        # It prints 100 kB (more than its log keeps: chatter never fails a set-up) and marks its log.
         setup = ("echo ready > prepared.txt && date +%s%N >> stamp.txt && pwd > setup-pwd.txt && "
-                 f"({CONNECT} && echo net || echo nonet) > setup-net.txt 2>/dev/null")
+                 f"({CONNECT} && echo net || echo nonet) > setup-net.txt 2>/dev/null && echo setup-log-{mark} && "
+                 "yes chatty | head -c 100000")
         config["repositories"] = [{"repositoryId": "consumer-02", "setup": setup, "setupTimeoutMs": 60000},
-                                  {"repositoryId": "consumer-03", "setup": "echo half > half.txt; exit 3"}]
+                                  {"repositoryId": "consumer-03", "setup": f"echo failing-setup-{mark}; echo half > half.txt; exit 3"}]
+    elif name == "prep-slow":  # the same set-up, slow enough for two shards to meet at its lock
+        setup = "sleep 2; echo ready > prepared.txt && date +%s%N >> stamp.txt"
+        config["repositories"] = [{"repositoryId": r, "setup": setup} for r in ("consumer-02", "consumer-03")]
+    elif name == "prep-big":  # a set-up that writes 1 MB
+        config["repositories"] = [{"repositoryId": r, "setup": "head -c 1000000 /dev/zero > big.bin"} for r in ("consumer-02", "consumer-03")]
     elif name == "offline":  # the main study's lint check made a connection to the listener
         config["checks"] = [{"taskId": t, "checkId": "lint", "command": CONNECT} for t in tasks]
     elif name == "unknown-task":
@@ -206,7 +213,7 @@ for study in main config prep; do
 done
 python3 "$WORK/studies.py" providers -
 "$STRATA" seal provider-config "$WORK/providers.payload.json" -o "$WORK/providers.json" >/dev/null || fail "seal providers"
-for config in config config-other prep offline unknown-task unknown-check unknown-repository; do
+for config in config config-other prep prep-slow prep-big offline unknown-task unknown-check unknown-repository; do
   python3 "$WORK/studies.py" verifier "$config"
   "$STRATA" seal verifier-config "$WORK/verifier/$config.payload.json" -o "$WORK/verifier/$config.json" >/dev/null ||
     fail "seal verifier-config $config"
@@ -241,7 +248,9 @@ print(json.dumps({"outcome": "success" if ok else "incomplete", "confidence": 0.
 SH
 chmod +x "$WORK/bin/judge.sh"
 make_agent fixer "sed -i 's/return a - b/return a + b/' calc.py"
-make_agent liar ":"
+# The liar, in the config study (whose hidden check files exist), looks for them on the whole file
+# system but the system's own trees and the build and package trees (about a second).
+make_agent liar "[ \$checks -gt 10 ] && hidden=\$(find / \\( -path /proc -o -path /sys -o -path /usr -o -path /dev -o -name node_modules -o -name .git \\) -prune -o -name check_add.py -print 2>/dev/null | wc -l)"
 make_agent breaker "printf 'def add(a, b) return a +\n' > calc.py"
 make_agent late "sed -i 's/return a - b/return a + b/' calc.py; sleep 9$MARK"  # killed at the plan's 4 s
 
@@ -543,6 +552,9 @@ refused() {
   for f in "${fragments[@]}"; do expect_err_has "$f" "$name: named"; done
   expect_true "[ -z \"\$(ls -A '$WORK/out' | grep refused)\" ]" "$name: nothing written beside the ledger"
 }
+STUDY=prep refused "--prepared-dir inside a repository" "--prepared-dir lies in the repository" -- --workspace overlay --confine \
+  --verify --verifier-config "$WORK/verifier/prep.json" --prepared-dir "$WORK/repos/consumer-02/layers"
+refused "--prepared-dir without --verify" "--prepared-dir needs --verify" -- --workspace overlay --prepared-dir "$WORK/layers"
 STUDY=prep refused "a set-up without --confine" "consumer-02: a setup needs --confine" -- --workspace overlay --verify \
   --verifier-config "$WORK/verifier/prep.json"
 STUDY=config refused "hidden checks without --confine" "consumer-01: hiddenChecks need --confine" -- --workspace overlay \
@@ -649,12 +661,12 @@ PREP_SPEC='{"checks": ["unit", "prepared"], "count": 32, "unavailable": ["consum
 # layer_file <name>: the one file of that name in <ledger>.prepared.
 layer_file() { find "$LEDGER.prepared" -name "$1" -type f 2>/dev/null; }
 prep_layer_checks() {  # <name>
-  expect_true "[ \$(ls -A '$LEDGER.prepared' | wc -l) = 1 ]" "$1: <ledger>.prepared holds one layer (none for the failed set-up) ($(ls -A "$LEDGER.prepared" 2>/dev/null | tr '\n' ' '))"
+  expect_true "[ \$(find '$LEDGER.prepared' -mindepth 1 -maxdepth 1 -type d | wc -l) = 1 ]" "$1: <ledger>.prepared holds one layer (none for the failed set-up) ($(ls -A "$LEDGER.prepared" 2>/dev/null | tr '\n' ' '))"
   expect_true "[ \$(layer_file stamp.txt | wc -l) = 1 ] && [ \$(wc -l <\"\$(layer_file stamp.txt)\") = 1 ]" "$1: the set-up ran once: one stamp line"
   expect_true "[ \"\$(cat \"\$(layer_file setup-pwd.txt)\")\" = '$WORK/repos/consumer-02' ]" "$1: the set-up saw the repository at its own path"
   expect_true "[ \"\$(cat \"\$(layer_file setup-net.txt)\")\" = nonet ]" "$1: the set-up had no network"
   expect_true "[ -z \"\$(layer_file half.txt)\" ]" "$1: nothing kept of the failed set-up"
-  expect_true "[ \$(ls '$LEDGER.verifier' | wc -l) = 16 ]" "$1: one verifier output per verified execution (none for the unavailable)"
+  expect_true "[ \$(ls '$LEDGER.verifier'/*.json | wc -l) = 16 ]" "$1: one verifier output per verified execution (none for the unavailable)"
 }
 vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep.json"
 expect_code 0 "prep: run exits 0"
@@ -662,6 +674,12 @@ expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' \
   "prep: every consumer-02 execution starts from the prepared layer (prepared.txt there, not counted as the agent's), consumer-03's are setup-failed"
 prep_layer_checks "prep"
 KEY=$(ls "$LEDGER.prepared" 2>/dev/null | grep -o '[0-9a-f]\{16,\}' | head -1)
+# Each set-up's own log, bounded, beside the verifier's outputs; the failure line names it.
+expect_true "grep -q 'setup-log-$MARK' '$LEDGER.verifier/setup-consumer-02.log' && head -1 '$LEDGER.verifier/setup-consumer-02.log' | grep -q ': made after' && [ \$(stat -c %s '$LEDGER.verifier/setup-consumer-02.log') -lt 70000 ]" \
+  "prep: the set-up's log kept (bounded: its 100 kB of chatter cut, not a failure)"
+expect_true "grep -q 'failing-setup-$MARK' '$LEDGER.verifier/setup-consumer-03.log' && head -1 '$LEDGER.verifier/setup-consumer-03.log' | grep -q 'failed (exit 3'" \
+  "prep: the failed set-up's log kept, with its output and how it ended"
+expect_err_has "its log: $LEDGER.verifier/setup-consumer-03.log" "prep: the failure line names the set-up's log"
 expect_true "[ -n '$KEY' ] && grep -qF '$KEY' '$LEDGER.inputs'" "prep: <ledger>.inputs records the layer's key ($KEY)"
 STAMP=$(cat "$(layer_file stamp.txt)" 2>/dev/null)
 expect_clean_after "prep" "$LEDGER"
@@ -687,6 +705,68 @@ expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' "p
 prep_layer_checks "prep resume"
 expect_true "[ -n \"\$(layer_file stamp.txt)\" ] && [ \"\$(cat \"\$(layer_file stamp.txt)\")\" != '$STAMP' ]" "prep resume: the layer was set up again"
 expect_clean_after "prep resume" "$LEDGER"
+
+# Without the set-up the check that needs it fails for every agent: the layer is what made it pass.
+NOSETUP_SPEC='{"checks": ["unit", "prepared"], "count": 32,
+  "roles": {"fixer": 8, "liar": 8, "breaker": 8, "late": 8},
+  "results": {"fixer": ["passed", "failed"], "liar": ["failed", "failed"], "breaker": ["failed", "failed"], "late": ["passed", "failed"]},
+  "exact": {"preparedSeen": 0}}'
+vrun prep "$WORK/out/nosetup.json" --jobs 4 --workspace overlay --confine --verify
+expect_code 0 "prep without the set-up: run exits 0"
+expect_true 'check_verified "$WORK/out/nosetup.json" "$WORK/out/nosetup.json.verifier/*.json" "$NOSETUP_SPEC"' \
+  "prep without the set-up: the check that needs it fails for every agent"
+
+# A layer changed on disk since it was made is named and made again (its files' digest is kept beside it).
+STAMP=$(cat "$(layer_file stamp.txt)" 2>/dev/null)
+echo tampered >>"$(layer_file prepared.txt)"
+rm -rf "$LEDGER" "$LEDGER.journal" "$LEDGER.inputs" "$LEDGER.verifier"
+vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep.json"
+expect_code 0 "prep, a layer changed on disk: run exits 0"
+expect_err_has "the prepared layer of repository consumer-02 changed on disk since it was made" "prep, a layer changed on disk: named on stderr"
+expect_true "[ \"\$(cat \"\$(layer_file stamp.txt)\")\" != '$STAMP' ] && ! grep -q tampered \"\$(layer_file prepared.txt)\"" \
+  "prep, a layer changed on disk: made again, the change gone"
+expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' "prep, a layer changed on disk: verified from the new layer"
+expect_clean_after "prep, a layer changed on disk" "$LEDGER"
+
+# Two shards on one machine sharing --prepared-dir, started together: the set-up runs once (the
+# other waits on the key's lock, then uses the layer), both complete.
+SHARED=$WORK/shared-prepared
+for shard in 0 1; do
+  PATH=$CLEAN_PATH "$STRATA" run "$WORK/prep.plan.json" "$WORK/prep.suite.json" --providers "$WORK/providers.json" \
+    --repositories "$WORK/prep.repos.json" --ledger "$WORK/out/shard-$shard.json" --shard "$shard/2" --kill-grace-ms 300 --json \
+    --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep-slow.json" --prepared-dir "$SHARED" \
+    >"$WORK/shard-$shard.out" 2>"$WORK/shard-$shard.err" &
+  eval "SHARD_$shard=\$!"
+done
+wait "$SHARD_0"; CODE1=$?
+wait "$SHARD_1"; CODE2=$?
+expect_true "[ $CODE1 = 0 ] && [ $CODE2 = 0 ]" "two shards sharing --prepared-dir: both exit 0 ($CODE1, $CODE2; $(tail -c 300 "$WORK/shard-0.err") / $(tail -c 300 "$WORK/shard-1.err"))"
+expect_true "[ \$(find '$SHARED' -name stamp.txt | wc -l) = 1 ] && [ \$(wc -l <\"\$(find '$SHARED' -name stamp.txt)\") = 1 ]" \
+  "two shards sharing --prepared-dir: the set-up ran once for both (one stamp line)"
+expect_true "python3 -c '
+import json, sys
+keys = [json.dumps(o[\"task\"], sort_keys=True) for path in sys.argv[1:] for o in json.load(open(path))[\"observations\"]]
+assert len(keys) == 32 and len(set(keys)) == 32, len(keys)
+' '$WORK/out/shard-0.json' '$WORK/out/shard-1.json'" "two shards: their observations together are the study's 32, each once"
+expect_true "[ ! -e '$WORK/out/shard-0.json.prepared' ] && [ ! -e '$WORK/out/shard-1.json.prepared' ]" "two shards: nothing prepared beside their ledgers"
+
+# A disk that fills during the set-up: that repository's executions are unavailable (setup-failed),
+# nothing half made is kept, the run goes on and completes.
+TINY=$WORK/tiny
+mkdir -p "$TINY"
+if mount -t tmpfs -o size=256k tmpfs "$TINY" 2>/dev/null; then
+  LEDGER=$WORK/out/full.json
+  vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep-big.json" --prepared-dir "$TINY"
+  expect_code 0 "a disk full during the set-up: the run completes"
+  expect_err_has "the set-up of repository consumer-02 failed" "a disk full during the set-up: named on stderr"
+  expect_true "python3 -c '
+import json, sys
+obs = json.load(open(sys.argv[1]))[\"observations\"]
+assert len(obs) == 32 and all((o[\"execution\"][\"status\"], o[\"execution\"].get(\"errorCode\")) == (\"unavailable\", \"setup-failed\") for o in obs), obs[0][\"execution\"]
+' '$LEDGER'" "a disk full during the set-up: every execution of both repositories recorded unavailable (setup-failed)"
+  expect_true "[ -z \"\$(find '$TINY' -mindepth 1 -type d)\" ]" "a disk full during the set-up: no layer and nothing half made kept ($(ls -A "$TINY" | tr '\n' ' '))"
+  umount "$TINY"
+fi
 
 kill "$LISTENER" 2>/dev/null
 wait "$LISTENER" 2>/dev/null

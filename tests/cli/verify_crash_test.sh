@@ -122,11 +122,13 @@ expect_true "python3 '$WORK/recorded.py' '$LEDGER' final >/dev/null" "final: all
 expect_true "diff -r '$WORK/pristine' '$WORK/repos' >/dev/null" "final: the repositories are unchanged"
 expect_true "[ -z \"\$(ls -A '$LEDGER.workspaces' 2>/dev/null)\" ] && ! grep -q '$WORK' /proc/mounts" "final: no workspace or mount left"
 # The pids cgroups of the checks a kill cut short (their launchers died with Strata) were removed
-# by the launchers after them; those of finished checks by their own.
+# by the launchers after them; those of finished checks by their own. (A launcher removes its own
+# before it exits, so a cgroup still there once its launcher is gone was left: the directory is
+# looked at again after the process, or another test's check ending meanwhile would count.)
 leaked() {
   local d
   for d in /sys/fs/cgroup/pids/strata-processes/*/; do
-    [ -d "$d" ] && ! kill -0 "$(basename "$d")" 2>/dev/null && echo "$d"
+    ! kill -0 "$(basename "$d")" 2>/dev/null && [ -d "$d" ] && echo "$d"
   done
 }
 if [ -d /sys/fs/cgroup/pids/strata-processes ]; then

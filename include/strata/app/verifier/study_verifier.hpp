@@ -9,6 +9,7 @@
 #include <string>
 
 #include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/verifier/prepared_layers.hpp"
 #include "strata/model/json/json.hpp"
 #include "strata/model/verifier/verified_record.hpp"
 #include "strata/model/verifier/verifier_plan.hpp"
@@ -17,7 +18,9 @@ namespace strata::app {
 
 class StudyVerifier {
  public:
-  StudyVerifier(model::VerifierPlan plan, const std::string& ledger_path, std::optional<std::string> diff_directory);
+  // `prepared_directory`: where the prepared layers live (--prepared-dir; <ledger>.prepared when none).
+  StudyVerifier(model::VerifierPlan plan, const std::string& ledger_path, std::optional<std::string> diff_directory,
+                std::optional<std::string> prepared_directory = std::nullopt);
 
   const model::VerifierPlan& plan() const { return plan_; }
 
@@ -37,29 +40,24 @@ class StudyVerifier {
   // {repositoryId: tree}. Keeps the layers' keys for prepare().
   model::Json inputs(const model::Json& trees);
 
-  // Sets up the prepared layer of each repository in `repositories` (id -> root) that has a
-  // set-up and no layer yet, once per key; a layer that `recorded` (the inputs record the run
-  // started with, or null) names is said to be rebuilt. A set-up that fails makes no layer and
-  // marks the repository failed (its executions are recorded unavailable, setup-failed).
+  // The prepared layers of the repositories in `repositories` (id -> root) that have a set-up
+  // (app/verifier/prepared_layers); `recorded` is the inputs record the run started with, or null.
   void prepare(const ExecutionWorkspaces& workspaces, const std::map<std::string, std::string>& repositories,
                const model::Json* recorded);
 
   // The tree a repository's workspaces start from: its prepared layer, or "" (the repository).
-  std::string base_of(const std::string& repository_id) const;
-  bool setup_failed(const std::string& repository_id) const { return failed_.count(repository_id) != 0; }
+  std::string base_of(const std::string& repository_id) const { return layers_.base_of(repository_id); }
+  bool setup_failed(const std::string& repository_id) const { return layers_.failed(repository_id); }
 
   // Writes the execution's verifier output file, atomically.
   void write_output(const std::string& execution_key, const model::VerifiedRun& run) const;
 
  private:
   model::VerifierPlan plan_;
-  std::string prepared_root_;  // <ledger>.prepared
-  std::string output_root_;    // <ledger>.verifier
+  std::string output_root_;  // <ledger>.verifier
   std::optional<std::string> diff_directory_;
   bool processes_bounded_ = false;
-  std::map<std::string, std::string> layer_keys_;  // repositoryId -> key (repositories with a set-up)
-  std::map<std::string, std::string> layers_;      // repositoryId -> its prepared tree, once made
-  std::set<std::string> failed_;
+  PreparedLayers layers_;
 };
 
 }  // namespace strata::app
