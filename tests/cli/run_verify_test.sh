@@ -187,8 +187,9 @@ def verifier(name):
     elif name == "prep-slow":  # the same set-up, slow enough for two shards to meet at its lock
         setup = "sleep 2; echo ready > prepared.txt && date +%s%N >> stamp.txt"
         config["repositories"] = [{"repositoryId": r, "setup": setup} for r in ("consumer-02", "consumer-03")]
-    elif name == "prep-big":  # a set-up that writes 1 MB
-        config["repositories"] = [{"repositoryId": r, "setup": "head -c 1000000 /dev/zero > big.bin"} for r in ("consumer-02", "consumer-03")]
+    elif name == "prep-big":  # a set-up that writes 1 MB (consumer-02), one that hangs (consumer-03)
+        config["repositories"] = [{"repositoryId": "consumer-02", "setup": "head -c 1000000 /dev/zero > big.bin"},
+                                  {"repositoryId": "consumer-03", "setup": f"sleep 5{mark}", "setupTimeoutMs": 500}]
     elif name == "offline":  # the main study's lint check made a connection to the listener
         config["checks"] = [{"taskId": t, "checkId": "lint", "command": CONNECT} for t in tasks]
     elif name == "unknown-task":
@@ -759,11 +760,13 @@ if mount -t tmpfs -o size=256k tmpfs "$TINY" 2>/dev/null; then
   vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep-big.json" --prepared-dir "$TINY"
   expect_code 0 "a disk full during the set-up: the run completes"
   expect_err_has "the set-up of repository consumer-02 failed" "a disk full during the set-up: named on stderr"
+  expect_err_has "the set-up of repository consumer-03 failed (timed out after 500 ms" "a set-up past its setupTimeoutMs: named on stderr"
   expect_true "python3 -c '
 import json, sys
 obs = json.load(open(sys.argv[1]))[\"observations\"]
 assert len(obs) == 32 and all((o[\"execution\"][\"status\"], o[\"execution\"].get(\"errorCode\")) == (\"unavailable\", \"setup-failed\") for o in obs), obs[0][\"execution\"]
-' '$LEDGER'" "a disk full during the set-up: every execution of both repositories recorded unavailable (setup-failed)"
+ ' '$LEDGER'" "a disk full (consumer-02) and a timeout (consumer-03) during the set-up: every execution of both recorded unavailable (setup-failed)"
+  expect_true "[ -z \"\$(pgrep -f 'sleep 5$MARK')\" ]" "a set-up past its setupTimeoutMs: killed with its group"
   expect_true "[ -z \"\$(find '$TINY' -mindepth 1 -type d)\" ]" "a disk full during the set-up: no layer and nothing half made kept ($(ls -A "$TINY" | tr '\n' ' '))"
   umount "$TINY"
 fi
