@@ -131,6 +131,11 @@ TEST_CASE("the claim agrees when it said every check passed exactly when every c
   CHECK(claimed_all_passed(parse_json(claims_one), 2) == std::optional<bool>(false));
 }
 
+TEST_CASE("an execution key as a file stem: the patch and the verifier output share it", "[verifier]") {
+  CHECK(execution_file_stem("run:a/b:c") == "run-a-b-c");
+  CHECK(execution_file_stem("0123abcd") == "0123abcd");
+}
+
 TEST_CASE("the verifier output file: every check, bounded outputs as UTF-8", "[verifier]") {
   VerifiedRun run;
   run.checks = {outcome("unit", CheckResult::failed), outcome("gone", CheckResult::not_executed)};

@@ -12,6 +12,7 @@
 
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
+#include "strata/model/study/observation_builder.hpp"
 #include "strata/workspace/confinement.hpp"
 #include "strata/workspace/tree_copy.hpp"
 #include "strata/workspace/workspace_patch.hpp"
@@ -199,10 +200,7 @@ workspace::TreeChanges ExecutionWorkspaces::changes(const AttemptWorkspace& made
 }
 
 void ExecutionWorkspaces::keep_patch(const workspace::TreeChanges& changes, const std::string& execution_key) const {
-  std::string file = execution_key;
-  for (char& c : file)
-    if (c == ':' || c == '/') c = '-';
-  workspace::write_patch(changes, *settings_.diff_directory + "/" + file + ".patch");
+  workspace::write_patch(changes, *settings_.diff_directory + "/" + model::execution_file_stem(execution_key) + ".patch");
 }
 
 bool ExecutionWorkspaces::remove(const AttemptWorkspace& made) const {

@@ -11,6 +11,7 @@
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/observation_builder.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/workspace/tree_digest.hpp"
 
@@ -28,13 +29,6 @@ void make_private_directory(const std::string& path) {
 }
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
-
-std::string file_name_of(const std::string& execution_key) {
-  std::string file = execution_key;
-  for (char& c : file)
-    if (c == ':' || c == '/') c = '-';
-  return file;
-}
 
 }  // namespace
 
@@ -81,10 +75,10 @@ void StudyVerifier::prepare(const ExecutionWorkspaces& workspaces, const std::ma
 void StudyVerifier::write_output(const std::string& execution_key, const model::VerifiedRun& run) const {
   std::string path;
   if (diff_directory_) {
-    path = *diff_directory_ + "/" + file_name_of(execution_key) + ".verifier.json";
+    path = *diff_directory_ + "/" + model::execution_file_stem(execution_key) + ".verifier.json";
   } else {
     make_private_directory(output_root_);
-    path = output_root_ + "/" + file_name_of(execution_key) + ".json";
+    path = output_root_ + "/" + model::execution_file_stem(execution_key) + ".json";
   }
   store::write_file_atomically(path, model::compact_json(model::verifier_output(execution_key, run)) + "\n");
 }

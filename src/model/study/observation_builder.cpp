@@ -83,6 +83,13 @@ std::string execution_key(const Json& task) {
   return content_hash(key);
 }
 
+std::string execution_file_stem(const std::string& execution_key) {
+  std::string stem = execution_key;
+  for (char& c : stem)
+    if (c == ':' || c == '/') c = '-';
+  return stem;
+}
+
 namespace {
 
 // The unsealed observation of §3.7 with adjudication pending.

@@ -57,6 +57,10 @@ std::string session_id(const std::string& run_id, const Json& recorded_task);
 // The six-field execution key of the skip rule (§3.10).
 std::string execution_key(const Json& task);
 
+// An execution key as a file name's stem (':' and '/' become '-'): the workspace patch and the
+// verifier's output of one execution share it, so each sits beside the other.
+std::string execution_file_stem(const std::string& execution_key);
+
 // The sealed observation with adjudication pending. Throws strata::Error when the
 // result would not be a valid observation (e.g. token counts without a method).
 Json build_observation(const ObservationInputs& inputs, const AttemptRecord& attempt);
