@@ -106,6 +106,17 @@ TEST_CASE("integers past 2^64-1 keep their digits in the dynamic packet", "[cm]"
   CHECK_THROWS_WITH(parse_strict(R"({"f":1e400})", "stdin"), "stdin must contain strict JSON numbers");
 }
 
+// Python's json.loads keeps the last of two equal keys; the packet sent must be the one the
+// reference script would send (fuzz/regressions/cm_packet/duplicate-key-replaces-an-integer).
+TEST_CASE("a duplicate key in the dynamic packet keeps its last value, as Python does", "[cm]") {
+  std::string packet = kRolePacket;
+  const std::string context = R"("context":{"t":[12345678901234567890,7],"u":1,"t":true},)";
+  packet.insert(packet.find("\"dynamic_packet\":{") + 18, context);
+  const RoleMessages m = role_messages(parse_strict(packet, "stdin"), "cm-prd", "design_generation", "planner");
+  CHECK(m.user.find(R"("context":{"t":true,"u":1})") != std::string::npos);
+  CHECK(m.user.find("12345678901234567890") == std::string::npos);
+}
+
 TEST_CASE("usage-boundary case 53: text extraction messages", "[cm]") {
   CHECK(completion_text(Json::parse(R"({"choices":[{"message":{"content":""}}]})")) == "");
   CHECK(message_of([] { completion_text(Json::parse(R"({"choices":[]})")); }) == "provider response has no completion choice");
