@@ -659,6 +659,9 @@ PREP_SPEC='{"checks": ["unit", "prepared"], "count": 32, "unavailable": ["consum
   "results": {"fixer": ["passed", "passed"], "liar": ["failed", "passed"], "breaker": ["failed", "passed"], "late": ["passed", "passed"]},
   "changed": {"fixer": 1, "liar": 0, "breaker": 1, "late": 1},
   "exact": {"preparedSeen": 1, "hiddenSeen": 0}}'
+# setups_made <log>...: how many set-ups these set-up logs say were made (a missing log: none).
+# Strata appends an entry to a repository's log for each set-up it runs: the count is the set-up's own.
+setups_made() { cat "$@" 2>/dev/null | grep -c '^# strata: the set-up of repository .*: made after'; }
 # layer_file <name>: the one file of that name in <ledger>.prepared.
 layer_file() { find "$LEDGER.prepared" -name "$1" -type f 2>/dev/null; }
 prep_layer_checks() {  # <name>
@@ -678,6 +681,7 @@ KEY=$(ls "$LEDGER.prepared" 2>/dev/null | grep -o '[0-9a-f]\{16,\}' | head -1)
 # Each set-up's own log, bounded, beside the verifier's outputs; the failure line names it.
 expect_true "grep -q 'setup-log-$MARK' '$LEDGER.verifier/setup-consumer-02.log' && head -1 '$LEDGER.verifier/setup-consumer-02.log' | grep -q ': made after' && [ \$(stat -c %s '$LEDGER.verifier/setup-consumer-02.log') -lt 70000 ]" \
   "prep: the set-up's log kept (bounded: its 100 kB of chatter cut, not a failure)"
+expect_true "[ \$(setups_made '$LEDGER.verifier/setup-consumer-02.log') = 1 ]" "prep: the set-up ran once for 16 executions (its log has one entry)"
 expect_true "grep -q 'failing-setup-$MARK' '$LEDGER.verifier/setup-consumer-03.log' && head -1 '$LEDGER.verifier/setup-consumer-03.log' | grep -q 'failed (exit 3'" \
   "prep: the failed set-up's log kept, with its output and how it ended"
 expect_err_has "its log: $LEDGER.verifier/setup-consumer-03.log" "prep: the failure line names the set-up's log"
@@ -691,12 +695,14 @@ vrun prep "$LEDGER" --jobs 4 --workspace copy --confine --verify --verifier-conf
 expect_code 0 "prep again (copy): run exits 0"
 expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' "prep again (copy): the copies start from the layer too"
 prep_layer_checks "prep again"
-expect_true "[ \"\$(cat \"\$(layer_file stamp.txt)\")\" = '$STAMP' ]" "prep again: the layer was re-used, not set up again"
+expect_true "[ \"\$(cat \"\$(layer_file stamp.txt)\")\" = '$STAMP' ] && [ \$(setups_made '$LEDGER.verifier/setup-consumer-02.log') = 0 ]" \
+  "prep again: the layer was re-used, not set up again (no entry in the set-up's log)"
 expect_clean_after "prep again" "$LEDGER"
 # A layer removed under a started run is rebuilt at the resume, with a line on stderr.
 rm -rf "$LEDGER" "$LEDGER.journal" "$LEDGER.inputs" "$LEDGER.verifier"
 vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep.json" --max-tokens 0
 expect_code 4 "prep resume: started, its inputs recorded, nothing launched"
+MADE_BEFORE=$(setups_made "$LEDGER.verifier/setup-consumer-02.log")
 rm -rf "$LEDGER.prepared"/*
 vrun prep "$LEDGER" --jobs 4 --workspace overlay --confine --verify --verifier-config "$WORK/verifier/prep.json"
 expect_code 0 "prep resume: the resume completes"
@@ -705,6 +711,8 @@ expect_true "grep -i 'prepar\|set-up\|setup' '$WORK/stderr' | grep -qi 'consumer
 expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' "prep resume: verified from the rebuilt layer"
 prep_layer_checks "prep resume"
 expect_true "[ -n \"\$(layer_file stamp.txt)\" ] && [ \"\$(cat \"\$(layer_file stamp.txt)\")\" != '$STAMP' ]" "prep resume: the layer was set up again"
+expect_true "[ $MADE_BEFORE -le 1 ] && [ \$(setups_made '$LEDGER.verifier/setup-consumer-02.log') = \$(($MADE_BEFORE + 1)) ]" \
+  "prep resume: the set-up ran once more, for the removed layer only (its log: $MADE_BEFORE entries, then one more)"
 expect_clean_after "prep resume" "$LEDGER"
 
 # Without the set-up the check that needs it fails for every agent: the layer is what made it pass.
@@ -726,6 +734,7 @@ expect_code 0 "prep, a layer changed on disk: run exits 0"
 expect_err_has "the prepared layer of repository consumer-02 changed on disk since it was made" "prep, a layer changed on disk: named on stderr"
 expect_true "[ \"\$(cat \"\$(layer_file stamp.txt)\")\" != '$STAMP' ] && ! grep -q tampered \"\$(layer_file prepared.txt)\"" \
   "prep, a layer changed on disk: made again, the change gone"
+expect_true "[ \$(setups_made '$LEDGER.verifier/setup-consumer-02.log') = 1 ]" "prep, a layer changed on disk: one set-up in its log"
 expect_true 'check_verified "$LEDGER" "$LEDGER.verifier/*.json" "$PREP_SPEC"' "prep, a layer changed on disk: verified from the new layer"
 expect_clean_after "prep, a layer changed on disk" "$LEDGER"
 
@@ -744,6 +753,9 @@ wait "$SHARD_1"; CODE2=$?
 expect_true "[ $CODE1 = 0 ] && [ $CODE2 = 0 ]" "two shards sharing --prepared-dir: both exit 0 ($CODE1, $CODE2; $(tail -c 300 "$WORK/shard-0.err") / $(tail -c 300 "$WORK/shard-1.err"))"
 expect_true "[ \$(find '$SHARED' -name stamp.txt | wc -l) = 1 ] && [ \$(wc -l <\"\$(find '$SHARED' -name stamp.txt)\") = 1 ]" \
   "two shards sharing --prepared-dir: the set-up ran once for both (one stamp line)"
+# (consumer-02 and consumer-03 may share a tree, and so a layer: one set-up per layer.)
+expect_true "[ \$(setups_made '$WORK'/out/shard-[01].json.verifier/setup-*.log) = \$(find '$SHARED' -mindepth 1 -maxdepth 1 -type d | wc -l) ]" \
+  "two shards sharing --prepared-dir: each layer set up once by the two (their set-up logs hold one entry per layer between them)"
 expect_true "python3 -c '
 import json, sys
 keys = [json.dumps(o[\"task\"], sort_keys=True) for path in sys.argv[1:] for o in json.load(open(path))[\"observations\"]]

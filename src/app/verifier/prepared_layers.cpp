@@ -64,6 +64,24 @@ std::string last_line(const std::string& text) {
   return line;
 }
 
+// Adds one set-up's entry to its repository's log: the log keeps every set-up of that
+// repository for this ledger (or these diffs), so how often a set-up ran is read from it.
+void append_to_log(const std::string& path, const std::string& entry) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error(std::string("cannot open the log: ") + std::strerror(errno), path);
+  for (std::size_t done = 0; done < entry.size();) {
+    const ssize_t n = ::write(fd, entry.data() + done, entry.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw Error(std::string("cannot write the log: ") + std::strerror(error), path);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
 std::string read_small_file(const std::string& path) {
   std::string text;
   if (FILE* file = std::fopen(path.c_str(), "re")) {
@@ -135,15 +153,17 @@ std::string PreparedLayers::set_up(const ExecutionWorkspaces& workspaces, const 
     failure = error.describe();
   }
   workspace::remove_tree(partial);
-  // The set-up's own log, bounded, beside the diffs (or the verifier's outputs): its output and how it ended.
+  // The set-up's own log, beside the diffs (or the verifier's outputs): one entry per set-up,
+  // its output (bounded) and how it ended.
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   const std::string log = log_directory_ + "/setup-" + repository_id + ".log";
   try {
     make_private_directory(log_directory_);
-    store::write_file_atomically(log, "# strata: the set-up of repository " + repository_id + " into " + layer + ": " +
-                                          (failure.empty() ? std::string("made") : "failed (" + failure + ")") + " after " +
-                                          std::to_string(took) + " ms; its output (stdout and stderr, at most " +
-                                          std::to_string(kSetupLogBytes) + " bytes) follows\n" + output);
+    if (!output.empty() && output.back() != '\n') output += '\n';
+    append_to_log(log, "# strata: the set-up of repository " + repository_id + " into " + layer + ": " +
+                           (failure.empty() ? std::string("made") : "failed (" + failure + ")") + " after " +
+                           std::to_string(took) + " ms; its output (stdout and stderr, at most " +
+                           std::to_string(kSetupLogBytes) + " bytes) follows\n" + output);
   } catch (const Error& error) {
     std::fprintf(stderr, "strata: the set-up log of repository %s: %s\n", repository_id.c_str(), error.describe().c_str());
   }
