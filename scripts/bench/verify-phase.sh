@@ -8,7 +8,8 @@
 #   --jobs J        strata run --jobs (default 1: per-execution figures are exact only at 1)
 #   ROUNDS=n (default 3) rounds of part (a), the variants alternating; medians are reported.
 #   CHECK_SLEEP=s (default 0.05) the sleeping checks' `sleep` argument; SETUP_SECONDS=s (default 1)
-#   the set-up's sleep in part (b). KEEP_BENCH_DIR=1 keeps the temporary directory.
+#   the set-up's sleep in part (b); BIG_LAYER_MB=m (default 200) the size of part (c)'s layer.
+#   KEEP_BENCH_DIR=1 keeps the temporary directory.
 #
 # The study: the example study's suite (examples/study) grown to P = ceil(N / 16) repository ids
 # sharing one root (a suite holds 4 tasks per repository; a pairwise plan samples 2 models x 2
@@ -43,6 +44,10 @@
 #                 <ledger> and <ledger>.journal (the layer <ledger>.prepared/<key>/ and the other
 #                 records beside the ledger stay): every execution runs again, from the kept layer,
 #                 and no set-up is paid (wall ≈ no set-up's).
+# (c) A big layer: the set-up of (b) that also writes BIG_LAYER_MB MB of random bytes as 10 kB
+#     files (`split`: 20,000 files for 200 MB, a node_modules' worth), then the same re-use run:
+#     re-use − no set-up = what each run pays at its start to check the layer's digest (every
+#     file read) plus what the bigger lower layer costs the executions' overlays.
 #
 # Every run is checked: N observations, all completed; with --verify every observation carries the
 # verified counts and its verifier output file. Everything lives in one temporary directory
@@ -71,6 +76,7 @@ if [ -n "$strata_arg" ]; then strata_src=$(realpath -m "$strata_arg"); else stra
 rounds=${ROUNDS:-3}
 check_sleep=${CHECK_SLEEP:-0.05}
 setup_seconds=${SETUP_SECONDS:-1}
+big_layer_mb=${BIG_LAYER_MB:-200}
 cd "$root"
 for binary in "$strata_src" "$(dirname "$strata_src")/strata-workspace-exec"; do
   [ -x "$binary" ] || { echo "not found: $binary (build it first)" >&2; exit 1; }
@@ -118,9 +124,10 @@ echo '{"taskOutcome":"success","evidenceQuality":"high","safetyOutcome":"safe","
 SH
 chmod +x "$T/study/provider.sh"
 
-python3 - "$T" "$root/examples/study" "$repos" "$executions" "$check_sleep" "$setup_seconds" <<'PY'
+python3 - "$T" "$root/examples/study" "$repos" "$executions" "$check_sleep" "$setup_seconds" "$big_layer_mb" <<'PY'
 import json, sys
 T, examples, count, size, check_sleep, setup_seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+big_layer_mb = int(sys.argv[7])
 base = json.load(open(f"{examples}/task-suite.payload.json"))
 ids = [f"consumer-{i:02d}" for i in range(1, count + 1)]
 tasks = []
@@ -158,10 +165,13 @@ json.dump(head, open(f"{T}/study/verifier-none.payload.json", "w"))
 setup = dict(head, repositories=[{"repositoryId": i, "setup": f"sleep {setup_seconds}; echo ok > ready.txt",
                                   "setupTimeoutMs": 600000} for i in ids])
 json.dump(setup, open(f"{T}/study/verifier-setup.payload.json", "w"))
+big = f"sleep {setup_seconds}; echo ok > ready.txt; mkdir big && head -c {big_layer_mb * 1000000} /dev/urandom | split -b 10000 -a 5 - big/f"
+json.dump(dict(head, repositories=[{"repositoryId": i, "setup": big, "setupTimeoutMs": 600000} for i in ids]),
+          open(f"{T}/study/verifier-big.payload.json", "w"))
 PY
 "$strata" seal provider-config "$T/study/providers.payload.json" -o "$T/study/providers.json" >/dev/null
 "$strata" seal repository-config "$T/study/repos.payload.json" -o "$T/study/repos.json" >/dev/null
-for name in none setup; do
+for name in none setup big; do
   "$strata" seal verifier-config "$T/study/verifier-$name.payload.json" -o "$T/study/verifier-$name.json" >/dev/null
 done
 for name in true sleep ready; do
@@ -280,6 +290,15 @@ ls -A "$T/run" >"$T/res/beside-before"
 rm -f "$T/run/ledger.json" "$T/run/ledger.json.journal"
 log "(b) re-use: the same command after deleting only the ledger and its journal"
 measure b-reuse ready "$T/run" --verify --verifier-config "$T/study/verifier-setup.json"
+# --- (c) a big layer -------------------------------------------------------------------------------
+rm -rf "$T/run" && mkdir "$T/run"
+log "(c) set-up of a ${big_layer_mb} MB layer, fresh ledger"
+measure c-setup ready "$T/run" --verify --verifier-config "$T/study/verifier-big.json"
+big_files=$(find "$T/run/ledger.json.prepared" -path '*/big/*' -type f | wc -l)
+big_bytes=$(du -sb "$T/run/ledger.json.prepared" | cut -f1)
+rm -f "$T/run/ledger.json" "$T/run/ledger.json.journal"
+log "(c) re-use of the big layer"
+measure c-reuse ready "$T/run" --verify --verifier-config "$T/study/verifier-big.json"
 prepared_keys=$(python3 -c 'import json, sys; print(json.dumps([r.get("verifier", {}).get("preparedLayers") for r in json.load(open(sys.argv[1]))["runs"].values()]))' "$T/run/ledger.json.inputs" 2>/dev/null || echo "(unread)")
 
 # --- report ------------------------------------------------------------------------------------
@@ -326,6 +345,14 @@ for r in none setup reuse; do
     reuse) label="re-use: same command, only ledger + journal deleted" ;; esac
   echo "| $label | $(field "b-$r" 2) | $wall | $(calc %+.3f "$wall - $none_wall") | $(calc %.2f "($wall - $none_wall) / $setup_seconds") | $(text "b-$r" 7) | $(text "b-$r" 8) | $(field "b-$r" 9) | $(field "b-$r" 4) |"
 done
+for r in setup reuse; do
+  wall=$(field "c-$r" 1)
+  case $r in setup) label="(c) set-up of a ${big_layer_mb} MB layer ($big_files files, $big_bytes bytes), fresh ledger" ;;
+    reuse) label="(c) re-use of the big layer: its digest checked at the start" ;; esac
+  echo "| $label | $(field "c-$r" 2) | $wall | $(calc %+.3f "$wall - $none_wall") | $(calc %.2f "($wall - $none_wall) / $setup_seconds") | $(text "c-$r" 7) | $(text "c-$r" 8) | $(field "c-$r" 9) | $(field "c-$r" 4) |"
+done
+echo
+echo "Per execution from the big layer against none: $(calc %+.1f "($(field c-reuse 1) - $none_wall) * 1000 / $executions") ms (the run's whole difference spread over its executions, its start's digest check included)."
 echo
 echo "Beside the ledger after the set-up run (kept for the re-use run but for ledger.json and ledger.json.journal): $(paste -sd' ' "$T/res/beside-before")"
 echo "Prepared keys in <ledger>.inputs (per run): $prepared_keys"

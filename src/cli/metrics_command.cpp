@@ -66,6 +66,7 @@ std::vector<std::string> arm_lines(const Json& arms) {
     lines.push_back("  tokens median " + shown(arm["totalTokens"]["median"]) + " (p90 " + shown(arm["totalTokens"]["p90"]) +
                     "), duration median " + shown(arm["durationMs"]["median"]) + " ms (p90 " + shown(arm["durationMs"]["p90"]) +
                     " ms), cost " + (arm["costUsd"].is_null() ? std::string("not priced") : "$" + shown(arm["costUsd"]["total"])) +
+                    (arm["reportedCostUsd"].is_null() ? std::string() : " (the agent CLI reported $" + shown(arm["reportedCostUsd"]["total"]) + ")") +
                     ", evidence coverage " + shown(arm["evidence"]["coverage"]) + ", acceptance checks " +
                     number_text(arm["acceptanceChecks"]["passed"]) + "/" + number_text(arm["acceptanceChecks"]["total"]));
     if (arm.contains("verified")) verified_lines(arm["verified"], lines);

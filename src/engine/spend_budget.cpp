@@ -33,7 +33,7 @@ std::optional<Spend> reported_spend(const model::Json& observation) {
   const model::Json& execution = observation["execution"];
   if (!execution.contains("inputTokens") || !execution.contains("outputTokens")) return std::nullopt;
   Spend spend{execution["inputTokens"].get<double>() + execution["outputTokens"].get<double>(), 0};
-  if (observation.contains("measurements")) spend.cost_usd = number_or(observation["measurements"], "agentCostUsd", 0);
+  if (observation.contains("measurements")) spend.cost_usd = model::spent_cost_usd(observation["measurements"]);
   return spend;
 }
 

@@ -1,5 +1,6 @@
 // The report's tables (provenance, arms, paired comparison, round comparison), its title and
 // notes on method, and how it prints numbers.
+#include <algorithm>
 #include <cmath>
 
 #include "plot_layout.hpp"
@@ -80,6 +81,9 @@ Table arms_table(const Json& arms) {
               {}};
   // A ledger of strata run --verify: the verified rate and the claimed rate beside the success rate.
   const bool verified = !arms.empty() && arms[0].contains("verified");
+  // The agent CLIs' own cost figures, apart from the configured pricing's (issue 36), when any arm has them.
+  const bool reported = std::any_of(arms.begin(), arms.end(), [](const Json& arm) { return !arm.value("reportedCostUsd", Json()).is_null(); });
+  if (reported) table.columns.insert(table.columns.begin() + 7, "Cost reported by the agent CLI (USD)");
   if (verified)
     table.columns.insert(table.columns.begin() + 5, {"Verified: all checks passed (95% interval)", "Claimed success (95% interval)"});
   for (const auto& arm : arms) {
@@ -91,6 +95,8 @@ Table arms_table(const Json& arms) {
                                  arm["evidence"]["coverage"].is_null() ? "–" : percent(arm["evidence"]["coverage"].get<double>()),
                                  decimal(arm["acceptanceChecks"]["passed"], 0) + " / " + decimal(arm["acceptanceChecks"]["total"], 0),
                                  counts_text(arm["errorCodes"])};
+    if (reported)
+      row.insert(row.begin() + 7, arm.value("reportedCostUsd", Json()).is_null() ? "none reported" : decimal(arm["reportedCostUsd"]["total"], 6));
     if (verified) {
       const Json& v = arm["verified"];
       row.insert(row.begin() + 5, {rate_with_interval(v["verifiedRate"], v["verifiedInterval"], "– (none verified)"),
@@ -270,8 +276,10 @@ std::vector<std::string> method_notes(const Json& data) {
       "Adjusted p-values: " + multiplicity_text(data["metrics"]["multiplicity"]) +
           ". A finding says a measure changed when its adjusted p is below 0.05; otherwise it says what difference in "
           "success the sample could have detected (exact McNemar power 80% at the observed share of discordant pairs).",
-      "Tokens per execution are input plus output tokens as each provider reported them; cost is only what providers "
-      "reported (measurements.agentCostUsd), never estimated."};
+      "Tokens per execution are input plus output tokens as each provider reported them. Cost (measurements.agentCostUsd) "
+      "is the provider entry's configured pricing applied to those tokens, or, for a provider without pricing, the figure "
+      "it reported under that name; never estimated. An agent CLI's own figure (measurements.agentReportedCostUsd) is a "
+      "column of its own."};
   if (data["metrics"].contains("comparison"))
     notes.push_back("Targets compare the baseline with the current " +
                     std::string(data["metrics"]["comparison"]["baseline"].contains("round") ? "round" : "run") +

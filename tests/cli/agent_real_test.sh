@@ -103,7 +103,8 @@ problems = [f"{k}: got {got.get(k)!r}, expected {v!r}" for k, v in want.items() 
 m = got["measurements"]
 problems += [f"measurements.{k}: got {m.get(k)!r}, expected {v!r}" for k, v in {"filesRead": 1, **want_measurements}.items() if m.get(k) != v]
 if "firstEvidenceLatencyMs" in got: problems.append("an explicit null latency must be left out (not observed)")
-if agent == "claude" and not (isinstance(m.get("agentCostUsd"), float) and m["agentCostUsd"] > 0): problems.append("agentCostUsd")
+if agent == "claude" and not (isinstance(m.get("agentReportedCostUsd"), float) and m["agentReportedCostUsd"] > 0): problems.append("agentReportedCostUsd")
+if "agentCostUsd" in m: problems.append("agentCostUsd without pricing (the CLI's own figure is agentReportedCostUsd)")
 prompt = open(sys.argv[4]).read()
 if m.get("observedToolEventCount", 0) < 1 or m.get("timeToFirstToolEventMs") is None: problems.append("tool telemetry")
 if not m.get("observedProviderInputBytes", 0) >= len(prompt): problems.append("observedProviderInputBytes")
@@ -149,6 +150,36 @@ if [ "$AGENT" = claude ]; then  # the provider config's arguments turn sub-agent
     "claude --allow-subagents --allow-web: the sub-agent and web tools offered too"
   expect_true "python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"measurements\"][\"observedAvailableToolCount\"] != 5)' '$WORK/stdout'" \
     "claude --allow-subagents --allow-web: five tools available, counted"
+  # Issue 36: a sub-agent's calls are in the tokens. The main loop (1000 in, 10 out) starts a
+  # foreground sub-agent, whose two calls (2000/20 with a Read, 3000/30 its report) run before the
+  # main loop answers (4000/40): the tokens are all four calls, consistent with the CLI's cost
+  # (claude-sonnet-4-5 at its list price, $3 and $15 per million), the main loop's two apart.
+  script_file subagent "{'turns': [
+    {'tool_calls': [{'name': 'Agent', 'arguments': {'description': 'find the entry', 'prompt': 'Find the entry point file.', 'subagent_type': 'general-purpose', 'run_in_background': False}}], 'usage': {'input_tokens': 1000, 'output_tokens': 10}},
+    {'tool_calls': [$(read_call main.cpp)], 'usage': {'input_tokens': 2000, 'output_tokens': 20}},
+    {'text': 'main.cpp holds main', 'usage': {'input_tokens': 3000, 'output_tokens': 30}},
+    {'text': '''$ANSWER''', 'usage': {'input_tokens': 4000, 'output_tokens': 40}}]}"
+  start_server "$WORK/subagent.json"
+  agent_provider "$WORK/request.json" "$AGENT" --allow-subagents
+  expect_code 0 "claude, a foreground sub-agent"
+  cat >"$WORK/check_subagent.py" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["measurements"]
+got = {k: r.get(k) for k in ("inputTokens", "outputTokens", "toolCalls")}
+main = {k: m.get(k) for k in ("observedMainLoopInputTokens", "observedMainLoopOutputTokens", "observedSubagentRuns")}
+cost = m.get("agentReportedCostUsd", 0)
+problems = []
+if got != {"inputTokens": 10000, "outputTokens": 100, "toolCalls": 2}: problems.append(f"counts {got}")
+if main != {"observedMainLoopInputTokens": 5000, "observedMainLoopOutputTokens": 50, "observedSubagentRuns": 1}: problems.append(f"main loop {main}")
+if abs(cost - (10000 * 3 + 100 * 15) / 1e6) > 1e-9: problems.append(f"cost {cost}")
+if "observedSubagentTokensUnreported" in m: problems.append("said unreported")
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
+PY
+  expect_true "python3 '$WORK/check_subagent.py' '$WORK/stdout'" \
+    "claude, a foreground sub-agent: the tokens are every call (10000/100), the main loop's apart (5000/50), consistent with the CLI's cost"
+  no_leak "claude, a foreground sub-agent"
 fi
 
 # --- read-only holds ---------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ def arms(observations):
         m = [o.get("measurements", {}) for o in obs]
         tokens = [x["inputTokens"] + x["outputTokens"] for x in e if "inputTokens" in x and "outputTokens" in x]
         costs = [x["agentCostUsd"] for x in m if "agentCostUsd" in x]
+        reported = [x["agentReportedCostUsd"] for x in m if "agentReportedCostUsd" in x]
         with_evidence = sum(1 for o in obs if o["evidenceIds"])
         result.append({"modelId": model, "scenarioId": scenario, "executions": len(obs),
                        "status": {s: sum(1 for x in e if x["status"] == s) for s in sorted({x["status"] for x in e})},
@@ -79,6 +80,7 @@ def arms(observations):
                        "successInterval": wilson(decided.count("success"), len(decided)),
                        "totalTokens": dist(tokens), "durationMs": dist([x["durationMs"] for x in e]),
                        "costUsd": dist(costs) if costs else None,
+                       "reportedCostUsd": dist(reported) if reported else None,
                        "evidence": {"withEvidence": with_evidence, "coverage": with_evidence / len(obs)},
                        "acceptanceChecks": {"passed": sum(x.get("acceptanceChecksPassed", 0) for x in m),
                                             "total": sum(x.get("acceptanceChecksTotal", 0) for x in m)}})

@@ -5,7 +5,8 @@
 #   - `strata provider codex` for all six mappings: every execution completes, the ledger
 #     verifies, and the observations carry the agent's usage, tool calls and telemetry (the
 #     handoff's bytes in the deterministic arm only);
-#   - `strata provider claude` the same, with the agent's reported cost as agentCostUsd;
+#   - `strata provider claude` the same, with the agent's reported cost as agentReportedCostUsd
+#     (agentCostUsd is the configured pricing's: set where the provider entry is priced, and only there);
 #   - `strata adjudicate` with `strata provider judge claude` (and `judge codex`) as the
 #     independent adjudicator: every judgement automated, with the judge's tokens, its cached
 #     input and the cost computed from the adjudicator's pricing (study-v1 §3.9, §4.3).
@@ -61,7 +62,8 @@ for o in observations:
     if e.get("toolCalls", 0) <= 0: problems.append(f"{where}: no tool calls")
     for name in ("cachedInputTokens", "observedToolEventCount", "observedProviderInputBytes", "observedContextBytes", "stderrBytes"):
         if name not in m: problems.append(f"{where}: no {name}")
-    if ("agentCostUsd" in m) != (agent == "claude"): problems.append(f"{where}: agentCostUsd {'agentCostUsd' in m}")
+    if ("agentReportedCostUsd" in m) != (agent == "claude"): problems.append(f"{where}: agentReportedCostUsd {'agentReportedCostUsd' in m}")
+    if "agentCostUsd" in m: problems.append(f"{where}: agentCostUsd without pricing")
     handoff = "observedDocBridgeHandoffBytes" in m
     if handoff != (o["task"]["scenarioId"] == "deterministic-doc-bridge"): problems.append(f"{where}: handoff telemetry {handoff}")
 print("\n".join(problems[:10]))

@@ -4,7 +4,7 @@
 # stream:
 #   - a normal run: the answer's fields (from result.structured_output), the usage (cache reads
 #     as cached input, cache writes and the uncached input added to the input), the reported cost
-#     as agentCostUsd, the tool calls (StructuredOutput not among them) and the byte telemetry
+#     as agentReportedCostUsd, the tool calls (StructuredOutput not among them) and the byte telemetry
 #     equal what is computed here from the same stream; the agent got the request as its prompt
 #     on stdin (no path), print mode with stream-json, read-only permissions, no session kept,
 #     the provider output schema inline, in the provider's working directory;
@@ -47,7 +47,7 @@ want = {"taskOutcome": answer["taskOutcome"], "evidenceQuality": answer["evidenc
 measurements = {m["name"]: m["value"] for m in answer["measurements"]}
 measurements.update({"cachedInputTokens": usage["cache_read_input_tokens"],
                      "cacheCreationInputTokens": usage["cache_creation_input_tokens"],
-                     "agentCostUsd": result["total_cost_usd"],
+                     "agentReportedCostUsd": result["total_cost_usd"],
                      "observedToolEventCount": len(uses) + len(results),
                      "observedToolInputBytes": sum(len(compact(uses[r["tool_use_id"]]["input"])) for r in results),
                      "observedToolOutputBytes": tool_output, "observedProviderInputBytes": prompt_bytes,
@@ -58,6 +58,7 @@ problems = [f"{k}: got {got.get(k)!r}, expected {v!r}" for k, v in want.items() 
 problems += [f"measurements.{k}: got {got['measurements'].get(k)!r}, expected {v!r}" for k, v in measurements.items()
              if got["measurements"].get(k) != v]
 if "reasoningOutputTokens" in got["measurements"]: problems.append("reasoningOutputTokens reported, claude has none")
+if "agentCostUsd" in got["measurements"]: problems.append("agentCostUsd set by the adapter: it is the configured pricing's name")
 if got["evidenceIds"] != [e.strip() for e in answer["evidenceIds"] if e.strip()]: problems.append("evidenceIds")
 for name in ("stderrBytes", "observedProviderDurationMs", "timeToFirstToolEventMs"):
     if not isinstance(got["measurements"].get(name), (int, float)): problems.append(f"measurements.{name} missing")

@@ -39,7 +39,7 @@ else:
     u = fake_agent.CLAUDE_USAGE
     want_tokens = (u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"], u["output_tokens"])
     want_measurements = {"cachedInputTokens": u["cache_read_input_tokens"], "adjudicatorCacheCreationInputTokens": u["cache_creation_input_tokens"],
-                         "adjudicatorAgentCostUsd": fake_agent.CLAUDE_COST_USD, "adjudicatorToolCalls": 4,
+                         "adjudicatorReportedCostUsd": fake_agent.CLAUDE_COST_USD, "adjudicatorToolCalls": 4,
                          "adjudicatorAvailableToolCount": len(fake_agent.CLAUDE_TOOLS),  # the init event's, as a count
                          "adjudicatorDeniedToolUseCount": 0}  # the result's permission_denials: none
     schema = json.loads(argv["options"]["--json-schema"][0])

@@ -214,3 +214,56 @@ TEST_CASE("the real two-result stream of a background task: the run's own answer
   CHECK(*reader.turn().final_message == R"({"answer":"x"})");
   CHECK(reader.turn().background_results == 1);
 }
+
+// Issue 36: with sub-agents the counts are every model call (modelUsage), the main loop's apart.
+// The real stream (Claude Code 2.1.328 against tests/support/model_server.py, paths shortened):
+// the main loop (1000 in, 10 out) starts a foreground Agent (run_in_background false), whose two
+// calls (2000/20: a Read; 3000/30: its report) run before the main loop's answer (4000/40).
+TEST_CASE("the real stream of a foreground sub-agent: every call counted, the main loop apart", "[claude]") {
+  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-foreground-subagent.jsonl");
+  REQUIRE(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  const ClaudeStreamReader reader = read_claude(lines);
+  REQUIRE_FALSE(reader.failure());
+  const auto& turn = reader.turn();
+  CHECK(*turn.input_tokens == 10000);
+  CHECK(*turn.output_tokens == 100);
+  CHECK(*turn.cached_input_tokens == 0);
+  REQUIRE(turn.main_loop);
+  CHECK(*turn.main_loop->input_tokens == 5000);
+  CHECK(*turn.main_loop->output_tokens == 50);
+  CHECK(turn.subagent_runs == 1);
+  CHECK_FALSE(turn.subagent_usage_unreported);
+  CHECK(*turn.cost_usd == Approx(0.0315));  // consistent with the counts: 10000 x $3/M + 100 x $15/M
+  CHECK(turn.tool_calls == 2);              // the Agent and the sub-agent's Read
+  CHECK(turn.background_results == 0);
+}
+
+TEST_CASE("the background sub-agent's calls are in the counts too", "[claude]") {
+  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-background-task.jsonl");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  const auto& turn = read_claude(lines).turn();
+  CHECK(*turn.input_tokens == 400);  // modelUsage
+  CHECK(*turn.main_loop->input_tokens == 200);
+  CHECK(turn.subagent_runs == 1);
+}
+
+TEST_CASE("sub-agents with no modelUsage: the counts are the main loop's, and the turn says so", "[claude]") {
+  auto lines = claude_normal_stream();
+  lines.insert(lines.begin() + 1,
+               R"({"type":"assistant","message":{"id":"m0","content":[{"type":"tool_use","id":"a1","name":"Agent","input":{"prompt":"p"}}]},"parent_tool_use_id":null})");
+  lines.insert(lines.begin() + 2,
+               R"({"type":"assistant","message":{"id":"s1","content":[{"type":"tool_use","id":"a2","name":"Agent","input":{"prompt":"q"}}]},"parent_tool_use_id":"a1"})");
+  const auto& turn = read_claude(lines).turn();
+  CHECK(turn.subagent_runs == 1);  // the sub-agent's own Agent use is not the main loop's
+  CHECK(turn.subagent_usage_unreported);
+  CHECK(*turn.input_tokens == 26 + 25422 + 74989);
+  // Without sub-agents, no modelUsage is nothing to report.
+  CHECK_FALSE(read_claude(claude_normal_stream()).turn().subagent_usage_unreported);
+  // A modelUsage entry without its counts: not summed (a partial sum would under-count).
+  auto partial = claude_normal_stream();
+  partial.back().insert(partial.back().size() - 1, R"(,"modelUsage":{"m":{"inputTokens":5}})");
+  CHECK(*read_claude(partial).turn().input_tokens == 26 + 25422 + 74989);
+}

@@ -157,6 +157,22 @@ TEST_CASE("agent cost uses the provider's pricing and cached input", "[observati
   CHECK_FALSE(o["measurements"].contains("providerTokenCostUnits"));  // estimate, not provider
 }
 
+// Issue 36: an agent CLI's own figure (agentReportedCostUsd) and Strata's pricing (agentCostUsd)
+// sit side by side; neither replaces the other.
+TEST_CASE("the agent CLI's reported cost is kept apart from the configured pricing's", "[observation]") {
+  Json provider = parse_json(R"({"pricing":{"currency":"USD","inputPerMillionUsd":2,"cachedInputPerMillionUsd":1,"outputPerMillionUsd":4}})");
+  ObservationInputs in = inputs();
+  in.provider = &provider;
+  const std::string response =
+      R"({"inputTokens":1500,"outputTokens":1000,"tokenMethod":"provider","measurements":{"cachedInputTokens":500,"agentReportedCostUsd":0.0272355}})";
+  const Json priced = build_observation(in, printed(response));
+  CHECK(priced["measurements"]["agentCostUsd"] == 0.0065);
+  CHECK(priced["measurements"]["agentReportedCostUsd"] == 0.0272355);
+  const Json unpriced = build_observation(inputs(), printed(response));
+  CHECK_FALSE(unpriced["measurements"].contains("agentCostUsd"));
+  CHECK(unpriced["measurements"]["agentReportedCostUsd"] == 0.0272355);
+}
+
 TEST_CASE("spec 6 case 45: the session id", "[observation]") {
   Json task = recorded();
   CHECK(session_id("phase-7-canonical-metrics-01", task) == "943d89810d470b215a49f998a9c17471");

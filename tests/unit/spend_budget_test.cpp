@@ -35,6 +35,13 @@ TEST_CASE("what an observation reports, and nothing when it reports no tokens", 
   CHECK(spend->tokens == 1000);
   CHECK(spend->cost_usd == 0.0014);
   CHECK_FALSE(strata::engine::reported_spend(Json{{"execution", {{"status", "failed"}}}}));
+  // Without configured pricing an agent CLI's own figure is what was spent (issue 36); with it, the pricing's.
+  const Json reported = {{"execution", {{"inputTokens", 600}, {"outputTokens", 400}}},
+                         {"measurements", {{"agentReportedCostUsd", 0.02}}}};
+  CHECK(strata::engine::reported_spend(reported)->cost_usd == 0.02);
+  const Json both = {{"execution", {{"inputTokens", 600}, {"outputTokens", 400}}},
+                     {"measurements", {{"agentReportedCostUsd", 0.02}, {"agentCostUsd", 0.0014}}}};
+  CHECK(strata::engine::reported_spend(both)->cost_usd == 0.0014);
   const Json judged = {{"measurements", {{"adjudicatorInputTokens", 100}, {"adjudicatorOutputTokens", 30},
                                          {"adjudicatorCostUsd", 0.0003}}}};
   const auto judge = strata::engine::reported_judge_spend(judged);

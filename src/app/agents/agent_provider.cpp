@@ -67,6 +67,24 @@ void add_tool_policy_counts(Json& measurements, const model::AgentTurn& turn, co
   if (turn.background_results > 0) measurements[prefix + "BackgroundResultCount"] = static_cast<double>(turn.background_results);
 }
 
+// Sub-agents (issue 36): the counts of add_usage cover every model call; the main loop's own
+// calls go beside them when they differ (sub-agents or the CLI's side calls ran; absent, the
+// main loop's are the counts), with how many sub-agents ran, and a stream that leaves the
+// sub-agents' calls out of its counts says so. `prefix` as above.
+void add_subagent_measurements(Json& measurements, const model::AgentTurn& turn, const std::string& prefix) {
+  if (turn.main_loop && (turn.main_loop->input_tokens != turn.input_tokens || turn.main_loop->output_tokens != turn.output_tokens)) {
+    const auto put = [&](const char* name, const std::optional<double>& count) {
+      if (count) measurements[prefix + name] = *count;
+    };
+    put("MainLoopInputTokens", turn.main_loop->input_tokens);
+    put("MainLoopCachedInputTokens", turn.main_loop->cached_input_tokens);
+    put("MainLoopCacheCreationInputTokens", turn.main_loop->cache_creation_input_tokens);
+    put("MainLoopOutputTokens", turn.main_loop->output_tokens);
+  }
+  if (turn.subagent_runs > 0) measurements[prefix + "SubagentRuns"] = static_cast<double>(turn.subagent_runs);
+  if (turn.subagent_usage_unreported) measurements[prefix + "SubagentTokensUnreported"] = 1.0;
+}
+
 }  // namespace
 
 const char* const kDocBridgeInstruction =
@@ -94,7 +112,11 @@ Json run_agent_provider(AgentCli cli, const std::string& request_text, const Age
   if (turn.cached_input_tokens) measurements["cachedInputTokens"] = *turn.cached_input_tokens;
   if (turn.reasoning_output_tokens) measurements["reasoningOutputTokens"] = *turn.reasoning_output_tokens;
   if (turn.cache_creation_input_tokens) measurements["cacheCreationInputTokens"] = *turn.cache_creation_input_tokens;
-  if (turn.cost_usd) measurements["agentCostUsd"] = *turn.cost_usd;  // the CLI's own figure, never configured pricing
+  // The CLI's own figure has a name of its own: agentCostUsd is Strata's configured pricing
+  // (study-v1 §3.9, set when the provider entry has pricing), and a model cannot observe what it
+  // costs, so a figure the model itself put under that name is not kept (issue 36).
+  measurements.erase("agentCostUsd");
+  if (turn.cost_usd) measurements["agentReportedCostUsd"] = *turn.cost_usd;
   measurements["stderrBytes"] = static_cast<double>(run.stderr_bytes);
   measurements["observedToolEventCount"] = static_cast<double>(turn.tool_events);
   measurements["observedToolInputBytes"] = static_cast<double>(turn.tool_input_bytes);
@@ -105,6 +127,7 @@ Json run_agent_provider(AgentCli cli, const std::string& request_text, const Age
   measurements["observedProviderDurationMs"] = static_cast<double>(run.duration.count());
   if (turn.first_tool_event_ms) measurements["timeToFirstToolEventMs"] = std::floor(*turn.first_tool_event_ms);
   add_tool_policy_counts(measurements, turn, "observed");
+  add_subagent_measurements(measurements, turn, "observed");
   if (doc_bridge_query) measurements["observedDocBridgeHandoffBytes"] = static_cast<double>(handoff_bytes);
   return response;
 }
@@ -124,9 +147,10 @@ Json run_agent_adjudicator(AgentCli cli, const std::string& request_text, const 
   if (turn.cached_input_tokens) measurements["cachedInputTokens"] = *turn.cached_input_tokens;
   if (turn.reasoning_output_tokens) measurements["adjudicatorReasoningOutputTokens"] = *turn.reasoning_output_tokens;
   if (turn.cache_creation_input_tokens) measurements["adjudicatorCacheCreationInputTokens"] = *turn.cache_creation_input_tokens;
-  if (turn.cost_usd) measurements["adjudicatorAgentCostUsd"] = *turn.cost_usd;
+  if (turn.cost_usd) measurements["adjudicatorReportedCostUsd"] = *turn.cost_usd;
   measurements["adjudicatorToolCalls"] = static_cast<double>(turn.tool_calls);
   add_tool_policy_counts(measurements, turn, "adjudicator");
+  add_subagent_measurements(measurements, turn, "adjudicator");
   output["measurements"] = std::move(measurements);
   return output;
 }

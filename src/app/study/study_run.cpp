@@ -455,7 +455,7 @@ class StudyRun {
     const Json& execution = observation["execution"];
     if (execution["status"] != "completed") ++failed_;
     tokens_ += execution.value("inputTokens", 0.0) + execution.value("outputTokens", 0.0);
-    if (observation.contains("measurements")) cost_ += observation["measurements"].value("agentCostUsd", 0.0);
+    if (observation.contains("measurements")) cost_ += model::spent_cost_usd(observation["measurements"]);
   }
 
   const StudyInputs& inputs_;

@@ -47,6 +47,35 @@ std::string subtype_of(const Json& event) {
   return identifier ? text : "unknown";
 }
 
+// One Anthropic usage object in Strata's terms: input counts the uncached input, the cache reads
+// and the cache writes; cached is the reads. No input count when the uncached input is missing.
+AgentTurn::Usage anthropic_usage(const Json& usage, const char* input, const char* read, const char* written, const char* output) {
+  AgentTurn::Usage out;
+  out.cached_input_tokens = AgentStreamReader::count_member(usage, read).value_or(0);
+  out.cache_creation_input_tokens = AgentStreamReader::count_member(usage, written).value_or(0);
+  if (const auto uncached = AgentStreamReader::count_member(usage, input))
+    out.input_tokens = *uncached + *out.cached_input_tokens + *out.cache_creation_input_tokens;
+  out.output_tokens = AgentStreamReader::count_member(usage, output);
+  return out;
+}
+
+// The result's modelUsage summed over its models; nothing when absent or when any model's
+// entry lacks its counts (a partial sum would under-count).
+std::optional<AgentTurn::Usage> all_models_usage(const Json& model_usage) {
+  if (model_usage.empty()) return std::nullopt;
+  AgentTurn::Usage sum{0.0, 0.0, 0.0, 0.0};
+  for (const auto& [model, usage] : model_usage.items()) {
+    if (!usage.is_object()) return std::nullopt;
+    const auto one = anthropic_usage(usage, "inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens");
+    if (!one.input_tokens || !one.output_tokens) return std::nullopt;
+    *sum.input_tokens += *one.input_tokens;
+    *sum.cached_input_tokens += *one.cached_input_tokens;
+    *sum.cache_creation_input_tokens += *one.cache_creation_input_tokens;
+    *sum.output_tokens += *one.output_tokens;
+  }
+  return sum;
+}
+
 }  // namespace
 
 void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
@@ -83,6 +112,8 @@ void ClaudeStreamReader::assistant_message(const Json& event, double at_ms) {
   if (event.contains("error") && event["error"].is_string()) error_event_ = true;  // e.g. rate_limit
   const Json* blocks = content_blocks(event);
   if (!blocks) return;
+  // A sub-agent's own messages carry the id of the tool use that started it.
+  const bool main_loop = !event.contains("parent_tool_use_id") || event["parent_tool_use_id"].is_null();
   for (const Json& block : *blocks) {
     if (is_block(block, "text")) {
       turn_.agent_message_bytes += text_bytes(block, "text");
@@ -94,6 +125,8 @@ void ClaudeStreamReader::assistant_message(const Json& event, double at_ms) {
       }
       ++turn_.tool_events;
       if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
+      // A sub-agent the main loop starts (2.1.328 names the tool Agent, earlier versions Task).
+      if (main_loop && block.contains("name") && (block["name"] == "Agent" || block["name"] == "Task")) ++turn_.subagent_runs;
       open_tool_uses_[str(block["id"])] = input_bytes;
     }
   }
@@ -131,15 +164,25 @@ void ClaudeStreamReader::result(const Json& event) {
     turn_.final_message = compact_json(event["structured_output"]);
   else if (event.contains("result") && event["result"].is_string())
     turn_.final_message = str(event["result"]);
-  if (event.contains("usage") && event["usage"].is_object()) {
+  // `usage` is the main loop's own calls; `modelUsage` every call of the run per model, the
+  // sub-agents' included (measured with 2.1.328: a foreground sub-agent's two calls are in
+  // modelUsage and total_cost_usd, not in usage). Strata's counts are every call; the main loop's
+  // are kept apart.
+  const Json& usage = object_member(event, "usage");
+  if (!usage.empty()) turn_.main_loop = anthropic_usage(usage, "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens");
+  std::optional<AgentTurn::Usage> all = all_models_usage(object_member(event, "modelUsage"));
+  if (!all) {
+    all = turn_.main_loop;
+    // Without modelUsage the sub-agents' calls are not in the counts: said, never silently left out.
+    turn_.subagent_usage_unreported = turn_.subagent_runs > 0;
+  }
+  if (all) {
     // input_tokens excludes what was read from and written to the prompt cache: Strata's input
     // count is all three, with the cache reads as its cached part (docs/PROVIDERS.md).
-    const Json& usage = event["usage"];
-    const auto uncached = count_member(usage, "input_tokens");
-    turn_.cached_input_tokens = count_member(usage, "cache_read_input_tokens").value_or(0);
-    turn_.cache_creation_input_tokens = count_member(usage, "cache_creation_input_tokens").value_or(0);
-    if (uncached) turn_.input_tokens = *uncached + *turn_.cached_input_tokens + *turn_.cache_creation_input_tokens;
-    turn_.output_tokens = count_member(usage, "output_tokens");
+    turn_.input_tokens = all->input_tokens;
+    turn_.cached_input_tokens = all->cached_input_tokens;
+    turn_.cache_creation_input_tokens = all->cache_creation_input_tokens;
+    turn_.output_tokens = all->output_tokens;
   }
   if (const auto cost = count_member(event, "total_cost_usd")) turn_.cost_usd = cost;
   // The tool uses the permission mode refused (e.g. a Bash command that writes, under dontAsk).

@@ -85,7 +85,9 @@ void ArmMetrics::add(const Json& o) {
   if (output) output_tokens_.add(*output);
   if (input && output) total_tokens_.add(*input + *output);
   if (const auto cached = number_at(o, "measurements", "cachedInputTokens")) cached_input_tokens_.add(*cached);
+  // Two costs, never mixed (issue 36): Strata's configured pricing, and the agent CLI's own report.
   if (const auto cost = number_at(o, "measurements", "agentCostUsd")) cost_usd_.add(*cost);
+  if (const auto cost = number_at(o, "measurements", "agentReportedCostUsd")) reported_cost_usd_.add(*cost);
   duration_ms_.add(execution["durationMs"].get<double>());
   const std::size_t ids = o.contains("evidenceIds") ? o["evidenceIds"].size() : 0;
   evidence_ids_ += ids;
@@ -142,6 +144,7 @@ Json ArmMetrics::to_json() const {
               {"outputTokens", output_tokens_.to_json()},
               {"totalTokens", total_tokens_.to_json()},
               {"costUsd", cost_usd_.values.empty() ? Json(nullptr) : cost_usd_.to_json()},
+              {"reportedCostUsd", reported_cost_usd_.values.empty() ? Json(nullptr) : reported_cost_usd_.to_json()},
               {"durationMs", duration_ms_.to_json()},
               {"evidence", {{"withEvidence", static_cast<double>(with_evidence_)},
                             {"coverage", number_or_null(metric("evidence-citation-rate"))},

@@ -52,6 +52,7 @@ const std::vector<Column>& columns() {
     in("reasoningOutputTokens", "measurements", "reasoningOutputTokens");
     in("tokenMethod", "execution", "tokenMethod");
     in("costUsd", "measurements", "agentCostUsd");
+    in("reportedCostUsd", "measurements", "agentReportedCostUsd");
     in("toolCalls", "execution", "toolCalls");
     top("contextBytes");
     top("contextTokens");

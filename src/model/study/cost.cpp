@@ -23,4 +23,12 @@ std::optional<double> cost_usd(const Pricing& pricing, std::optional<double> inp
   return round_to_fixed(raw, 8);
 }
 
+double spent_cost_usd(const Json& measurements) {
+  for (const char* name : {"agentCostUsd", "agentReportedCostUsd"}) {
+    const auto found = measurements.find(name);
+    if (found != measurements.end() && found->is_number()) return found->get<double>();
+  }
+  return 0;
+}
+
 }  // namespace strata::model

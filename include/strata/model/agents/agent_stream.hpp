@@ -20,6 +20,15 @@ struct AgentTurn {
   std::optional<double> reasoning_output_tokens;      // codex only (part of output_tokens)
   std::optional<double> cache_creation_input_tokens;  // claude only (part of input_tokens)
   std::optional<double> cost_usd;                     // what the CLI says the run cost (claude)
+  // The counts above cover every model call of the run, sub-agents' included, where the stream
+  // reports them (issue 36). The main loop's own usage, when the stream gives it apart (claude:
+  // the result's `usage`; the counts above are its `modelUsage`, summed over models).
+  struct Usage {
+    std::optional<double> input_tokens, cached_input_tokens, cache_creation_input_tokens, output_tokens;
+  };
+  std::optional<Usage> main_loop;
+  std::size_t subagent_runs = 0;           // sub-agents the main loop started (claude's Agent/Task tool uses)
+  bool subagent_usage_unreported = false;  // sub-agents ran and the stream's counts may leave them out
   std::size_t tool_calls = 0;         // tool uses that completed
   std::size_t tool_events = 0;        // events of those tool uses (started, updated, completed, results)
   std::size_t tool_input_bytes = 0;   // what the completed tool uses were given
@@ -51,6 +60,9 @@ class AgentStreamReader {
   // prompt or the repository.
   std::optional<std::string> failure() const;
 
+  // A usage count: a non-negative number, else nothing.
+  static std::optional<double> count_member(const Json& object, const char* member);
+
  protected:
   // Counts the line; false when it is blank (a blank line carries nothing).
   bool count_line(std::string_view line);
@@ -61,8 +73,6 @@ class AgentStreamReader {
   void defect(std::string why);
   // The size of a member holding text (or, for other JSON, of its serialisation); 0 when absent.
   static std::size_t text_bytes(const Json& object, const char* member);
-  // A usage count: a non-negative number, else nothing.
-  static std::optional<double> count_member(const Json& object, const char* member);
   // A member holding text, or "" when it is absent or not text; a member holding an object, or
   // an empty object. The stream is outside input: a member of another type carries nothing.
   static const std::string& text_member(const Json& object, const char* member);

@@ -49,7 +49,9 @@ class ArmMetrics {
 
   std::size_t executions_ = 0, with_evidence_ = 0, evidence_ids_ = 0;
   std::map<std::string, double> status_, task_outcome_, result_, result_source_, error_codes_;
-  Distribution input_tokens_, cached_input_tokens_, output_tokens_, total_tokens_, cost_usd_, duration_ms_;
+  Distribution input_tokens_, cached_input_tokens_, output_tokens_, total_tokens_, duration_ms_;
+  Distribution cost_usd_;           // measurements.agentCostUsd: configured pricing (study-v1 §3.9)
+  Distribution reported_cost_usd_;  // measurements.agentReportedCostUsd: the agent CLI's own figure
   double checks_passed_ = 0, checks_total_ = 0;
   std::map<std::string, Distribution> rate_measurements_;  // documentation*Rate, for their metric ids
   VerifiedAgreement verified_;

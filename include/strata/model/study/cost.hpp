@@ -19,4 +19,9 @@ Pricing pricing_from(const Json& pricing);
 std::optional<double> cost_usd(const Pricing& pricing, std::optional<double> input_tokens,
                                std::optional<double> cached_input_tokens, std::optional<double> output_tokens);
 
+// What an execution spent, for the budgets and the progress line: Strata's configured-pricing
+// figure (measurements.agentCostUsd) when it has one, else the agent CLI's own report
+// (agentReportedCostUsd, issue 36), else 0. A budget counts money spent whichever side priced it.
+double spent_cost_usd(const Json& measurements);
+
 }  // namespace strata::model
