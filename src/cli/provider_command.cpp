@@ -70,8 +70,9 @@ void add_agent_options(CLI::App* command, AdapterOptions& options, AgentCli cli)
                     "Let the agent start sub-agents and background tasks (Claude's Task tool; off by default)");
   command->add_flag("--allow-web", options.run.tools.web, "Let the agent search and fetch from the web (off by default)");
   command->add_flag("--allow-writes", options.run.tools.writes,
-                    "Let the agent edit files in its working directory (off by default): only for a study run with "
-                    "--workspace copy|overlay, where each execution writes into its own view (docs/WORKSPACES.md)");
+                    "Let the agent edit files in its working directory (off by default), and with Codex and Claude Code "
+                    "also write through its shell: only for a study run with --workspace copy|overlay, where each "
+                    "execution writes into its own view (docs/WORKSPACES.md, docs/PROVIDERS.md)");
   command->add_option("agent-args", options.run.extra_args, "After --: more arguments for the agent, after Strata's own");
 }
 

@@ -182,6 +182,20 @@ PY
   no_leak "claude, a foreground sub-agent"
 fi
 
+# --- issue 36: the agent's home under its temporary directory -------------------------------------------
+# Codex 0.169.0 refuses to make its helper binaries when its home lies under the temporary
+# directory (TMPDIR, or /tmp when unset) and then reports no command_execution events: the tool
+# counts read 0 while the commands ran. Strata gives every agent a temporary directory of its own
+# (removed after the run): with TMPDIR pointing above the agent's home, the read is still counted.
+start_server "$WORK/normal.json"
+AGENT_ENV=("${AGENT_ENV[@]/#TMPDIR=*/TMPDIR=$WORK}")
+agent_provider "$WORK/request.json" "$AGENT"
+expect_code 0 "the home under TMPDIR"
+expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r[\"toolCalls\"] == 1 and r[\"measurements\"][\"observedToolEventCount\"] >= 1))' '$WORK/stdout'" \
+  "the home under TMPDIR: the file read is counted (toolCalls 1)"
+expect_true "[ -z \"\$(ls -d '$WORK'/strata-agent-tmp.* 2>/dev/null)\" ]" "the home under TMPDIR: the agent's own temporary directory removed after the run"
+agent_setup  # TMPDIR back to $WORK/tmp for what follows
+
 # --- read-only holds ---------------------------------------------------------------------------------
 script_file writes "{'turns': [{'tool_calls': $(write_calls)}, {'text': '''$ANSWER'''}]}"
 start_server "$WORK/writes.json"
@@ -204,6 +218,30 @@ sys.exit(not (text.count(\"blocked by read-only sandbox\") >= 2 and \"Read-only 
     expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r[\"measurements\"][\"observedDeniedToolUseCount\"] == 3 and r[\"toolCalls\"] == 3))' '$WORK/stdout'" \
       "$AGENT: the three uses refused and counted" ;;
 esac
+
+# --- issue 36: --allow-writes, the edit tools and the shell ------------------------------------------
+# What an agent may write with --allow-writes (docs/PROVIDERS.md, "The tools an agent may use"), in a
+# scratch copy of the repository: the model asks for an edit of main.cpp, a new file and a shell
+# command that writes (echo x > f; touch g). The edits land for every agent; the shell writes where
+# the CLI's own write mode runs it: Codex (--sandbox workspace-write) and Claude Code
+# (acceptEdits) yes, Gemini CLI (auto_edit: no shell registered) and OpenCode (bash denied) no.
+SAVED_REPO=$REPO
+REPO=$WORK/writable
+rm -rf "$REPO" && mkdir -p "$REPO" && cp -r "$SAVED_REPO/." "$REPO/"
+# (main.cpp read first: Claude Code's Edit refuses a file it has not read.)
+script_file allowed "{'turns': [{'tool_calls': [$(read_call main.cpp)]}, {'tool_calls': $(write_calls)}, {'text': '''$ANSWER'''}]}"
+start_server "$WORK/allowed.json"
+agent_provider "$WORK/request.json" "$AGENT" --allow-writes
+expect_code 0 "--allow-writes: a valid response"
+case $AGENT in codex | claude) SHELL_WRITES=yes ;; *) SHELL_WRITES=no ;; esac
+expect_true "grep -q 'return 1' '$REPO/main.cpp' && [ \"\$(cat '$REPO/new.txt')\" = 'new file' ]" "--allow-writes: the edit and the new file written"
+if [ $SHELL_WRITES = yes ]; then
+  expect_true "[ -f '$REPO/f' ] && [ -f '$REPO/g' ]" "--allow-writes: $AGENT's shell writes in its working directory (documented)"
+else
+  expect_true "[ ! -e '$REPO/f' ] && [ ! -e '$REPO/g' ]" "--allow-writes: $AGENT's shell stays refused (documented)"
+fi
+expect_true "[ ! -e '$WORK/f' ] && [ ! -e '$SAVED_REPO/f' ] && [ \"\$(tree_sum '$SAVED_REPO')\" = '$BEFORE' ]" "--allow-writes: nothing written outside its working directory"
+REPO=$SAVED_REPO
 
 # --- the model server failing ------------------------------------------------------------------------
 for fail in "{'status': 500}" "{'status': 429, 'retry_after': 1}" "{'cut_after_events': 2}"; do

@@ -13,6 +13,7 @@
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/command_lookup.hpp"
 #include "strata/model/json/json_writer.hpp"
+#include "strata/workspace/tree_copy.hpp"
 
 extern char** environ;
 
@@ -95,6 +96,27 @@ class SideFile {
   std::string path_;
 };
 
+// A temporary directory of the agent's own for the run, its TMPDIR; removed when the run ends
+// (issue 36). Measured with Codex 0.169.0: when its home lies under the temporary directory
+// (TMPDIR, or /tmp when unset) it refuses to make its helper binaries ("Refusing to create helper
+// binaries under temporary dir") and then reports no command_execution events at all, so the
+// tool counts read 0 while the commands ran. A fresh directory holds no home.
+class AgentTempDirectory {
+ public:
+  AgentTempDirectory() {
+    const char* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/strata-agent-tmp.XXXXXX";
+    if (::mkdtemp(path_.data()) == nullptr) throw Error("cannot create the agent's temporary directory in the temporary directory");
+  }
+  ~AgentTempDirectory() { workspace::remove_tree(path_); }
+  AgentTempDirectory(const AgentTempDirectory&) = delete;
+  AgentTempDirectory& operator=(const AgentTempDirectory&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // The provider's environment with the agent's own settings over it (NAME=value, same name replaced).
 std::vector<std::string> with_overrides(std::vector<std::string> environment, const std::vector<std::string>& overrides) {
   for (const std::string& setting : overrides) {
@@ -151,7 +173,8 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   if (const std::optional<AgentSideFile> file = agent_side_file(cli, options, schema_text)) side_file.emplace(file->text, file->suffix);
   AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, side_file ? side_file->path() : "");
   spec.args = std::move(invocation.args);
-  spec.env = with_overrides(inherited_environment(), invocation.env);
+  const AgentTempDirectory temporary;
+  spec.env = with_overrides(with_overrides(inherited_environment(), {"TMPDIR=" + temporary.path()}), invocation.env);
   const std::size_t prompt_bytes = invocation.prompt.size();
   spec.stdin_data = std::move(invocation.prompt);
   spec.timeout = options.timeout;
