@@ -182,6 +182,43 @@ PY
   no_leak "claude, a foreground sub-agent"
 fi
 
+if [ "$AGENT" = gemini ] || [ "$AGENT" = opencode ]; then
+  # Issue 36: sub-agents. The main loop starts one (Gemini CLI's invoke_agent, OpenCode's task); every
+  # model call the server answers costs 100 input and 1 output tokens, so the calls made are counted
+  # from the server's own turn log. Gemini CLI's result counts the sub-agent's calls: the tokens are
+  # every call's. OpenCode's stream leaves the sub-agent's session out: the tokens are fewer, and
+  # the response says so (observedSubagentTokensUnreported).
+  case $AGENT in
+    gemini) SUBAGENT_CALL="{'name': 'invoke_agent', 'arguments': {'agent_name': 'codebase_investigator', 'prompt': 'Find the entry point file.'}}" ;;
+    opencode) SUBAGENT_CALL="{'name': 'task', 'arguments': {'description': 'find the entry', 'prompt': 'Find the entry point file.', 'subagent_type': 'general'}}" ;;
+  esac
+  U="{'input_tokens': 100, 'output_tokens': 1}"
+  script_file subagent "{'turns': [{'tool_calls': [$SUBAGENT_CALL], 'usage': $U}, {'text': 'main.cpp holds main', 'usage': $U}],
+                        'after': {'text': '''$ANSWER''', 'usage': $U}}"
+  start_server "$WORK/subagent.json" --turn-log
+  agent_provider "$WORK/request.json" "$AGENT" --allow-subagents
+  expect_code 0 "$AGENT, a sub-agent"
+  cat >"$WORK/check_subagent.py" <<'PY'
+import json, sys
+agent, r = sys.argv[1], json.load(open(sys.argv[2]))
+m = r["measurements"]
+calls = sum(1 for line in open(sys.argv[3]) if '"turn"' in line and not json.loads(line).get("side"))
+problems = []
+if m.get("observedSubagentRuns") != 1: problems.append(f"observedSubagentRuns {m.get('observedSubagentRuns')}")
+if agent == "gemini":
+    if (r.get("inputTokens"), r.get("outputTokens")) != (100 * calls, calls): problems.append(f"tokens {r.get('inputTokens')}/{r.get('outputTokens')}, {calls} calls")
+    if "observedSubagentTokensUnreported" in m: problems.append("said unreported")
+else:
+    if not (calls >= 3 and r.get("inputTokens", 0) < 100 * calls): problems.append(f"tokens {r.get('inputTokens')}, {calls} calls: the sub-agent's should be missing")
+    if m.get("observedSubagentTokensUnreported") != 1: problems.append("not said unreported")
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
+PY
+  expect_true "python3 '$WORK/check_subagent.py' '$AGENT' '$WORK/stdout' '$REQUESTS'" \
+    "$AGENT, a sub-agent: the tokens are every call's, or the response says the sub-agent's are not in them"
+  no_leak "$AGENT, a sub-agent"
+fi
+
 # --- issue 36: the agent's home under its temporary directory -------------------------------------------
 # Codex 0.169.0 refuses to make its helper binaries when its home lies under the temporary
 # directory (TMPDIR, or /tmp when unset) and then reports no command_execution events: the tool

@@ -12,14 +12,14 @@ fi
 # The test's key: it must reach the model server's log redacted and never Strata's output.
 AGENT_KEY="sk-strata-test-SECRET-$$"
 
-# start_server <script.json>: a fresh model server for the script (stopping any earlier one);
-# $PORT, $REQUESTS (its log).
+# start_server <script.json> [server args...]: a fresh model server for the script (stopping any
+# earlier one); $PORT, $REQUESTS (its log).
 SERVER_PID=
 start_server() {
   stop_server
   REQUESTS=$WORK/requests-$((++SERVER_RUNS)).jsonl
   rm -f "$WORK/port"
-  python3 "$SUPPORT/model_server.py" --script "$1" --log "$REQUESTS" --port-file "$WORK/port" 2>>"$WORK/server.stderr" &
+  python3 "$SUPPORT/model_server.py" --script "$1" --log "$REQUESTS" --port-file "$WORK/port" "${@:2}" 2>>"$WORK/server.stderr" &
   SERVER_PID=$!
   local tries=200
   while [ ! -s "$WORK/port" ] && [ $((tries--)) -gt 0 ]; do sleep 0.05; done

@@ -5,7 +5,6 @@
 // Agent SDK's message parser): one content block per assistant line, repeated per-message usage.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -205,11 +204,7 @@ TEST_CASE("the run's own result is the answer; a background task's later result 
 // and the sub-agent's notification starts a second turn that ends in a second result
 // ({"answer":"z"}, "origin":{"kind":"task-notification"}, "result_index":1).
 TEST_CASE("the real two-result stream of a background task: the run's own answer", "[claude]") {
-  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-background-task.jsonl");
-  REQUIRE(file);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  const ClaudeStreamReader reader = read_claude(lines);
+  const ClaudeStreamReader reader = read_claude(strata::test::captured_stream("claude-2.1.328-background-task.jsonl"));
   CHECK_FALSE(reader.failure());
   CHECK(*reader.turn().final_message == R"({"answer":"x"})");
   CHECK(reader.turn().background_results == 1);
@@ -220,11 +215,7 @@ TEST_CASE("the real two-result stream of a background task: the run's own answer
 // the main loop (1000 in, 10 out) starts a foreground Agent (run_in_background false), whose two
 // calls (2000/20: a Read; 3000/30: its report) run before the main loop's answer (4000/40).
 TEST_CASE("the real stream of a foreground sub-agent: every call counted, the main loop apart", "[claude]") {
-  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-foreground-subagent.jsonl");
-  REQUIRE(file);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  const ClaudeStreamReader reader = read_claude(lines);
+  const ClaudeStreamReader reader = read_claude(strata::test::captured_stream("claude-2.1.328-foreground-subagent.jsonl"));
   REQUIRE_FALSE(reader.failure());
   const auto& turn = reader.turn();
   CHECK(*turn.input_tokens == 10000);
@@ -241,10 +232,8 @@ TEST_CASE("the real stream of a foreground sub-agent: every call counted, the ma
 }
 
 TEST_CASE("the background sub-agent's calls are in the counts too", "[claude]") {
-  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/claude-2.1.328-background-task.jsonl");
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  const auto& turn = read_claude(lines).turn();
+  const ClaudeStreamReader reader = read_claude(strata::test::captured_stream("claude-2.1.328-background-task.jsonl"));
+  const auto& turn = reader.turn();
   CHECK(*turn.input_tokens == 400);  // modelUsage
   CHECK(*turn.main_loop->input_tokens == 200);
   CHECK(turn.subagent_runs == 1);

@@ -1,5 +1,7 @@
 #include "fixture.hpp"
 
+#include <fstream>
+
 #include "strata/error.hpp"
 #include "strata/model/study/artifact.hpp"
 #include "strata/model/json/json_document.hpp"
@@ -8,6 +10,14 @@
 namespace strata::test {
 
 std::string fixture_path(const std::string& name) { return std::string(STRATA_FIXTURES) + "/" + name; }
+
+std::vector<std::string> captured_stream(const std::string& name) {
+  std::ifstream file(std::string(STRATA_TEST_STREAMS) + "/" + name);
+  if (!file) throw Error("cannot read the captured stream " + name);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  return lines;
+}
 
 const model::Json& fixture_suite() {
   static const model::Json suite = model::parse_artifact(model::ArtifactKind::task_suite, fixture("task-suite-v1.json"));

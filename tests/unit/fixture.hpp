@@ -26,6 +26,9 @@ Reader read_stream(const std::vector<std::string>& lines) {
   return reader;
 }
 
+// The lines of a real agent stream captured in tests/unit/streams/ (`name` the file's name).
+std::vector<std::string> captured_stream(const std::string& name);
+
 // The fixture task suite, parsed once.
 const model::Json& fixture_suite();
 

@@ -75,3 +75,16 @@ TEST_CASE("each way a Gemini stream fails is named, without quoting it", "[gemin
     CHECK(*read_gemini(lines).failure() == "line 3 of the event stream is not JSON");
   }
 }
+
+// Issue 36: the real stream of Gemini CLI 0.61.0 with a sub-agent (against
+// tests/support/model_server.py, paths shortened): the main loop (1000 in, 10 out) invokes
+// codebase_investigator, whose two calls (3000/30, 4000/40) run before the main loop answers (7/7).
+// The result's stats count all four: the sub-agent's calls are in the counts.
+TEST_CASE("a Gemini sub-agent's calls are in the result's counts", "[gemini]") {
+  const GeminiStreamReader reader = read_gemini(strata::test::captured_stream("gemini-0.61.0-subagent.jsonl"));
+  REQUIRE_FALSE(reader.failure());
+  CHECK(*reader.turn().input_tokens == 8007);
+  CHECK(*reader.turn().output_tokens == 87);
+  CHECK(reader.turn().subagent_runs == 1);
+  CHECK_FALSE(reader.turn().subagent_usage_unreported);
+}

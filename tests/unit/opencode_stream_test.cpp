@@ -75,3 +75,17 @@ TEST_CASE("each way an OpenCode stream fails is named", "[opencode]") {
     CHECK(*read_opencode(lines).failure() == "line 2 of the event stream is not an event");
   }
 }
+
+// Issue 36: the real stream of OpenCode 1.18.33 with a sub-agent (against
+// tests/support/model_server.py): the main loop (1000/10) starts a `task`, whose call (3000/30)
+// runs in a session of its own, then answers (4000/40). The run's stream holds the main loop's
+// steps only, so the counts are 5000/50 and the turn says the sub-agent's are not in them.
+TEST_CASE("an OpenCode sub-agent's calls are not in its stream, and the turn says so", "[opencode]") {
+  const OpenCodeStreamReader reader = read_opencode(strata::test::captured_stream("opencode-1.18.33-subagent.jsonl"));
+  REQUIRE_FALSE(reader.failure());
+  CHECK(*reader.turn().input_tokens == 5000);
+  CHECK(*reader.turn().output_tokens == 50);
+  CHECK(reader.turn().subagent_runs == 1);
+  CHECK(reader.turn().subagent_usage_unreported);
+  CHECK(reader.turn().tool_calls == 1);
+}

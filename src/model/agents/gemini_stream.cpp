@@ -27,6 +27,9 @@ void GeminiStreamReader::add_line(std::string_view line, double at_ms) {
     if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
     const auto parameters = event.find("parameters");
     open_tool_uses_[text_member(event, "tool_id")] = parameters == event.end() ? 0 : compact_json(*parameters).size();
+    // A sub-agent (issue 36). Its calls are in the result's stats (measured with 0.61.0: a
+    // sub-agent's two calls counted with the main loop's), so the counts stay whole.
+    if (text_member(event, "tool_name") == "invoke_agent") ++turn_.subagent_runs;
     text_.clear();  // what came before a tool call was narration, not the answer
   } else if (type == "tool_result") {
     tool_result(event);

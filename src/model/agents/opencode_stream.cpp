@@ -51,6 +51,12 @@ void OpenCodeStreamReader::tool_use(const Json& part, double at_ms) {
   turn_.tool_output_bytes += text_bytes(state, "output");
   // A call of a tool the permissions removed comes back as the "invalid" tool.
   if (text_member(part, "tool") == "invalid") count_denial();
+  // A sub-agent (issue 36) runs in a session of its own, whose steps are not in this stream
+  // (measured with 1.18.33: its calls' tokens appear nowhere in it): said, not under-counted silently.
+  if (text_member(part, "tool") == "task") {
+    ++turn_.subagent_runs;
+    turn_.subagent_usage_unreported = true;
+  }
 }
 
 void OpenCodeStreamReader::step_finish(const Json& part) {
