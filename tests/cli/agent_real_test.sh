@@ -411,6 +411,12 @@ sys.exit(not all(o[\"adjudication\"][\"status\"] == \"automated\" and o[\"adjudi
 run report "$STUDY/adjudicated.json" --suite "$STUDY/task-suite.json" -o "$STUDY/report.html"
 expect_code 0 "the report renders"
 expect_true "grep -q '<svg' '$STUDY/report.html'" "the report has its plots"
+# The CLI's own cost is a column apart from the configured pricing's (issue 36): Claude Code and
+# OpenCode report one (OpenCode's is 0 against a server that prices nothing), the others none.
+case $AGENT in
+  claude | opencode) expect_true "grep -q 'Cost reported by the agent CLI' '$STUDY/report.html'" "the report shows the CLI's reported cost in a column of its own" ;;
+  *) expect_true "! grep -q 'Cost reported by the agent CLI' '$STUDY/report.html'" "the report has no reported-cost column when no CLI reported one" ;;
+esac
 expect_true "! grep -rqF '$AGENT_KEY' '$STUDY'" "the agent's key is in no ledger, journal, config or report"
 
 # --- a study verified by Strata (issue 43): Claude Code, whose Edit tool is one exact string
