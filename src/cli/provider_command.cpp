@@ -73,6 +73,10 @@ void add_agent_options(CLI::App* command, AdapterOptions& options, AgentCli cli)
                     "Let the agent edit files in its working directory (off by default), and with Codex and Claude Code "
                     "also write through its shell: only for a study run with --workspace copy|overlay, where each "
                     "execution writes into its own view (docs/WORKSPACES.md, docs/PROVIDERS.md)");
+  command->add_option("--trajectory", options.run.trajectory_path,
+                      "Write the run's trajectory to FILE as ATIF v1.7 (every step, tool call and result, bounded and with "
+                      "credentials redacted; docs/TRAJECTORIES.md), also when the run fails")
+      ->type_name("FILE");
   command->add_option("agent-args", options.run.extra_args, "After --: more arguments for the agent, after Strata's own");
 }
 

@@ -280,6 +280,57 @@ fi
 expect_true "[ ! -e '$WORK/f' ] && [ ! -e '$SAVED_REPO/f' ] && [ \"\$(tree_sum '$SAVED_REPO')\" = '$BEFORE' ]" "--allow-writes: nothing written outside its working directory"
 REPO=$SAVED_REPO
 
+# --- issue 45: the run's trajectory (--trajectory FILE) ------------------------------------------------
+# The model reads a file holding the agent's key (the value of a variable whose name says it is a
+# credential), then answers. The trajectory is ATIF v1.7 (steps from 1, each result on the step that
+# made its call), holds the read and what it returned, with the key redacted, and its totals are the
+# response's. A run that fails (an answer that is not JSON) keeps its trajectory too.
+SAVED_REPO=$REPO
+REPO=$WORK/trajectory-repo
+rm -rf "$REPO" && mkdir -p "$REPO" && printf 'int main() { return 0; }\nkey=%s\n' "$AGENT_KEY" >"$REPO/main.cpp"
+script_file traj "{'turns': [{'tool_calls': [$(read_call main.cpp)], 'usage': $USAGE1}, {'text': '''$ANSWER''', 'usage': $USAGE2}]}"
+start_server "$WORK/traj.json"
+rm -f "$WORK/trajectory.json"
+agent_provider "$WORK/request.json" "$AGENT" --trajectory "$WORK/trajectory.json"
+expect_code 0 "--trajectory: a valid response"
+cat >"$WORK/check_trajectory.py" <<'PY'
+import json, sys
+t, response, key = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+problems = []
+if t.get("schema_version") != "ATIF-v1.7": problems.append("schema_version")
+for i, step in enumerate(t["steps"], 1):
+    if step.get("step_id") != i: problems.append(f"step_id {step.get('step_id')} at {i}")
+    if step.get("source") not in ("user", "agent", "system"): problems.append("source")
+    calls = {c["tool_call_id"] for c in step.get("tool_calls", [])}
+    for r in step.get("observation", {}).get("results", []):
+        if r["source_call_id"] not in calls: problems.append("a result on another step")
+text = json.dumps(t)
+if key in text: problems.append("the key is in the trajectory")
+results = [r["content"] for s in t["steps"] for r in s.get("observation", {}).get("results", [])]
+agent = sys.argv[4]
+if agent == "gemini":  # its stream carries no output for read_file: the result says its status
+    if not any("success" in r for r in results): problems.append(f"no read result: {results}")
+elif not any("int main()" in r and "[redacted]" in r for r in results): problems.append(f"no read result with the key redacted: {results}")
+if t["steps"][0]["source"] != "user" or "SENTINEL-OBJECTIVE" not in t["steps"][0]["message"]: problems.append("the prompt is not the first step")
+fm = t["final_metrics"]
+if (fm.get("total_prompt_tokens"), fm.get("total_completion_tokens")) != (response["inputTokens"], response["outputTokens"]):
+    problems.append(f"totals {fm} against the response's {response['inputTokens']}/{response['outputTokens']}")
+if fm.get("total_steps") != len(t["steps"]): problems.append("total_steps")
+print("; ".join(problems))
+sys.exit(1 if problems else 0)
+PY
+expect_true "python3 '$WORK/check_trajectory.py' '$WORK/trajectory.json' '$WORK/stdout' '$AGENT_KEY' '$AGENT'" \
+  "--trajectory: ATIF, the read and its result (the key redacted), the response's totals"
+no_leak "--trajectory"
+script_file traj_bad "{'turns': [{'tool_calls': [$(read_call main.cpp)], 'usage': $USAGE1}], 'after': {'text': 'not an answer', 'usage': $USAGE2}}"
+start_server "$WORK/traj_bad.json"
+rm -f "$WORK/trajectory.json"
+agent_provider "$WORK/request.json" "$AGENT" --trajectory "$WORK/trajectory.json" --timeout-ms 60000
+expect_code 1 "--trajectory, a run that fails: exit 1"
+expect_true "python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not any(c for s in t[\"steps\"] for c in s.get(\"tool_calls\", [])))' '$WORK/trajectory.json'" \
+  "--trajectory, a run that fails: its trajectory kept, with the read"
+REPO=$SAVED_REPO
+
 # --- the model server failing ------------------------------------------------------------------------
 for fail in "{'status': 500}" "{'status': 429, 'retry_after': 1}" "{'cut_after_events': 2}"; do
   script_file once "{'turns': [{'fail': $fail}, {'text': '''$ANSWER'''}]}"

@@ -245,7 +245,8 @@ TEST_CASE("sub-agents with no modelUsage: the counts are the main loop's, and th
                R"({"type":"assistant","message":{"id":"m0","content":[{"type":"tool_use","id":"a1","name":"Agent","input":{"prompt":"p"}}]},"parent_tool_use_id":null})");
   lines.insert(lines.begin() + 2,
                R"({"type":"assistant","message":{"id":"s1","content":[{"type":"tool_use","id":"a2","name":"Agent","input":{"prompt":"q"}}]},"parent_tool_use_id":"a1"})");
-  const auto& turn = read_claude(lines).turn();
+  const ClaudeStreamReader reader = read_claude(lines);
+  const auto& turn = reader.turn();
   CHECK(turn.subagent_runs == 1);  // the sub-agent's own Agent use is not the main loop's
   CHECK(turn.subagent_usage_unreported);
   CHECK(*turn.input_tokens == 26 + 25422 + 74989);

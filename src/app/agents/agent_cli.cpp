@@ -9,6 +9,10 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
+#include "strata/model/trajectory/claude_trajectory.hpp"
+#include "strata/model/trajectory/codex_trajectory.hpp"
+#include "strata/model/trajectory/gemini_trajectory.hpp"
+#include "strata/model/trajectory/opencode_trajectory.hpp"
 
 namespace strata::app {
 namespace {
@@ -181,6 +185,17 @@ std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
     case AgentCli::claude: return std::make_unique<model::ClaudeStreamReader>();
     case AgentCli::gemini: return std::make_unique<model::GeminiStreamReader>();
     case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
+  }
+  return nullptr;
+}
+
+std::unique_ptr<model::TrajectoryNormaliser> agent_trajectory(AgentCli cli, const std::string& prompt, std::vector<std::string> secrets) {
+  const model::TrajectoryBounds bounds;
+  switch (cli) {
+    case AgentCli::codex: return std::make_unique<model::CodexTrajectory>(prompt, bounds, std::move(secrets));
+    case AgentCli::claude: return std::make_unique<model::ClaudeTrajectory>(prompt, bounds, std::move(secrets));
+    case AgentCli::gemini: return std::make_unique<model::GeminiTrajectory>(bounds, std::move(secrets));
+    case AgentCli::opencode: return std::make_unique<model::OpenCodeTrajectory>(prompt, bounds, std::move(secrets));
   }
   return nullptr;
 }

@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -12,7 +16,9 @@
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/command_lookup.hpp"
+#include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
+#include "strata/store/artifact_file.hpp"
 #include "strata/workspace/tree_copy.hpp"
 
 extern char** environ;
@@ -26,7 +32,10 @@ using Clock = std::chrono::steady_clock;
 // arrived (for timeToFirstToolEventMs); a last line without a newline is read at the end.
 class LineFeed {
  public:
-  explicit LineFeed(model::AgentStreamReader& reader) : reader_(reader), started_(Clock::now()) {}
+  // `trajectory`, when there is one, is fed the same lines (an overlong line is not: its bytes
+  // were not kept).
+  LineFeed(model::AgentStreamReader& reader, model::TrajectoryNormaliser* trajectory)
+      : reader_(reader), trajectory_(trajectory), started_(Clock::now()) {}
 
   void chunk(std::string_view bytes) {
     std::size_t begin = 0;
@@ -57,8 +66,13 @@ class LineFeed {
   }
 
   void end_line() {
-    if (overlong_ > 0) reader_.add_overlong_line(overlong_);
-    else reader_.add_line(partial_, elapsed_ms());
+    if (overlong_ > 0) {
+      reader_.add_overlong_line(overlong_);
+    } else {
+      const double at = elapsed_ms();
+      reader_.add_line(partial_, at);
+      if (trajectory_ != nullptr) trajectory_->add_line(partial_, at);
+    }
     partial_.clear();
     overlong_ = 0;
   }
@@ -66,6 +80,7 @@ class LineFeed {
   double elapsed_ms() const { return std::chrono::duration<double, std::milli>(Clock::now() - started_).count(); }
 
   model::AgentStreamReader& reader_;
+  model::TrajectoryNormaliser* trajectory_;
   Clock::time_point started_;
   std::string partial_;
   std::size_t overlong_ = 0;  // bytes of the current line, once it is too long to keep
@@ -95,6 +110,54 @@ class SideFile {
  private:
   std::string path_;
 };
+
+// Whether a name says it holds a credential (KEY, TOKEN, SECRET, ... in any case).
+bool names_a_secret(std::string name) {
+  static constexpr const char* kSecretWords[] = {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE"};
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return std::any_of(std::begin(kSecretWords), std::end(kSecretWords), [&](const char* word) { return name.find(word) != std::string::npos; });
+}
+
+// The strings of a JSON setting held under a credential's name, at any depth (OpenCode's
+// OPENCODE_CONFIG_CONTENT carries its provider's apiKey).
+void secrets_in(const model::Json& value, std::vector<std::string>& secrets) {
+  if (!value.is_structured()) return;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (value.is_object() && it->is_string() && names_a_secret(it.key())) secrets.push_back(it->get<std::string>());
+    secrets_in(*it, secrets);
+  }
+}
+
+// The values never kept in a trajectory (the agent may print them: a tool that reads its
+// environment or its configuration, a log): those of the variables whose names say they hold a
+// credential, and the credentials inside a variable that holds JSON.
+std::vector<std::string> secret_values(const std::vector<std::string>& environment) {
+  std::vector<std::string> secrets;
+  for (const std::string& entry : environment) {
+    const std::size_t equals = entry.find('=');
+    if (equals == std::string::npos) continue;
+    const std::string value = entry.substr(equals + 1);
+    if (names_a_secret(entry.substr(0, equals))) secrets.push_back(value);
+    if (!value.empty() && value.front() == '{') {
+      try {
+        secrets_in(model::parse_json(value), secrets);
+      } catch (const Error&) {
+        // not JSON: only its name counts
+      }
+    }
+  }
+  return secrets;
+}
+
+// The trajectory, written whole (a temporary file renamed into place); a failure to write it is
+// one line on stderr, never the run's failure.
+void keep_trajectory(const model::TrajectoryNormaliser& trajectory, const model::AgentTurn& turn, const std::string& path) {
+  try {
+    store::write_file_atomically(path, model::compact_json(trajectory.finish(turn)) + "\n");
+  } catch (const Error& error) {
+    std::fprintf(stderr, "strata: the trajectory was not written: %s\n", error.describe().c_str());
+  }
+}
 
 // A temporary directory of the agent's own for the run, its TMPDIR; removed when the run ends
 // (issue 36). Measured with Codex 0.169.0: when its home lies under the temporary directory
@@ -181,12 +244,16 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   spec.kill_grace = options.kill_grace;
   spec.stdout_limit = options.stream_limit;
   const std::unique_ptr<model::AgentStreamReader> reader = agent_stream_reader(cli);
-  LineFeed feed(*reader);
+  const std::unique_ptr<model::TrajectoryNormaliser> trajectory =
+      options.trajectory_path.empty() ? nullptr : agent_trajectory(cli, spec.stdin_data, secret_values(spec.env));
+  LineFeed feed(*reader, trajectory.get());
   spec.stdout_sink = [&feed](std::string_view chunk) { feed.chunk(chunk); };
 
   exec::init_process_runtime();
   const exec::ProcessResult process = exec::run_process_to_end(std::move(spec));
   feed.finish();
+  // Kept whether the run answered or not: a failed run's trajectory says why.
+  if (trajectory) keep_trajectory(*trajectory, reader->turn(), options.trajectory_path);
   if (const auto failure = run_failure(process, *reader, options)) throw Error(*failure);
   return AgentRun{reader->turn(), prompt_bytes, process.stderr_bytes, process.duration};
 }

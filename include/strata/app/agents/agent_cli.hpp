@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "strata/model/agents/agent_stream.hpp"
+#include "strata/model/trajectory/atif_trajectory.hpp"
 
 namespace strata::app {
 
@@ -38,6 +39,7 @@ struct AgentRunOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
   std::size_t stream_limit = std::size_t{1} << 30;  // bytes of event stream read at most
+  std::string trajectory_path;  // where the run's ATIF trajectory goes (issue 45); empty: none
 };
 
 struct AgentInvocation {
@@ -66,5 +68,9 @@ AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, c
 std::string agent_invocation_summary(AgentCli cli);
 
 std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli);
+
+// The stream's ATIF normaliser (issue 45): `prompt` as the agent got it (Gemini CLI's stream
+// echoes it; the others' start from it), `secrets` the values never to keep.
+std::unique_ptr<model::TrajectoryNormaliser> agent_trajectory(AgentCli cli, const std::string& prompt, std::vector<std::string> secrets);
 
 }  // namespace strata::app
