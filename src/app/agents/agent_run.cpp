@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string_view>
