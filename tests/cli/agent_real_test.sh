@@ -371,8 +371,15 @@ fi
 JUDGEMENT='{"outcome":"partial","confidence":0.75,"reasonCodes":["missing-evidence"]}'
 script_file judge "{'turns': [], 'after': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}}"
 start_server "$WORK/judge.json"
-agent_provider "$WORK/judge-request.json" judge "$AGENT"
+rm -f "$WORK/judge-trajectory.json"
+agent_provider "$WORK/judge-request.json" judge "$AGENT" --trajectory "$WORK/judge-trajectory.json"
 expect_code 0 "the judge"
+expect_true "python3 -c '
+import json, sys
+t, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = t[\"schema_version\"] == \"ATIF-v1.7\" and [s[\"step_id\"] for s in t[\"steps\"]] == list(range(1, len(t[\"steps\"]) + 1))
+ok = ok and any(s[\"source\"] == \"agent\" for s in t[\"steps\"]) and t[\"final_metrics\"][\"total_prompt_tokens\"] == r[\"inputTokens\"]
+sys.exit(not ok)' '$WORK/judge-trajectory.json' '$WORK/stdout'" "the judge: --trajectory keeps its steps, its totals the judgement's"
 no_leak "the judge"
 expect_true "python3 -c '
 import json, sys
