@@ -1,6 +1,7 @@
 #include "strata/model/agents/agent_stream.hpp"
 
 #include "strata/error.hpp"
+#include "strata/model/agents/stream_event.hpp"
 #include "strata/model/json/json_document.hpp"
 
 
@@ -37,11 +38,7 @@ std::size_t AgentStreamReader::text_bytes(const Json& object, const char* member
   return it->is_string() ? it->get_ref<const std::string&>().size() : it->dump().size();
 }
 
-const std::string& AgentStreamReader::text_member(const Json& object, const char* member) {
-  static const std::string none;
-  const auto it = object.find(member);
-  return it != object.end() && it->is_string() ? it->get_ref<const std::string&>() : none;
-}
+const std::string& AgentStreamReader::text_member(const Json& object, const char* member) { return event_text(object, member); }
 
 const Json& AgentStreamReader::object_member(const Json& object, const char* member) {
   static const Json none = Json::object();
@@ -49,12 +46,7 @@ const Json& AgentStreamReader::object_member(const Json& object, const char* mem
   return it != object.end() && it->is_object() ? *it : none;
 }
 
-std::optional<double> AgentStreamReader::count_member(const Json& object, const char* member) {
-  // The stream is outside input: a count of another type is unknown, not a reason to throw.
-  const auto it = object.find(member);
-  if (it == object.end() || !it->is_number() || !(it->get<double>() >= 0)) return std::nullopt;
-  return it->get<double>();
-}
+std::optional<double> AgentStreamReader::count_member(const Json& object, const char* member) { return event_count(object, member); }
 
 void AgentStreamReader::add_overlong_line(std::size_t bytes) {
   ++turn_.lines;

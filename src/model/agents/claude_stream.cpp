@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "strata/error.hpp"
+#include "strata/model/agents/stream_event.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
@@ -51,11 +52,11 @@ std::string subtype_of(const Json& event) {
 // and the cache writes; cached is the reads. No input count when the uncached input is missing.
 AgentTurn::Usage anthropic_usage(const Json& usage, const char* input, const char* read, const char* written, const char* output) {
   AgentTurn::Usage out;
-  out.cached_input_tokens = AgentStreamReader::count_member(usage, read).value_or(0);
-  out.cache_creation_input_tokens = AgentStreamReader::count_member(usage, written).value_or(0);
-  if (const auto uncached = AgentStreamReader::count_member(usage, input))
+  out.cached_input_tokens = event_count(usage, read).value_or(0);
+  out.cache_creation_input_tokens = event_count(usage, written).value_or(0);
+  if (const auto uncached = event_count(usage, input))
     out.input_tokens = *uncached + *out.cached_input_tokens + *out.cache_creation_input_tokens;
-  out.output_tokens = AgentStreamReader::count_member(usage, output);
+  out.output_tokens = event_count(usage, output);
   return out;
 }
 

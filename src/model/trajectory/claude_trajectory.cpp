@@ -1,6 +1,6 @@
 #include "strata/model/trajectory/claude_trajectory.hpp"
 
-#include "strata/model/trajectory/stream_event.hpp"
+#include "strata/model/agents/stream_event.hpp"
 
 namespace strata::model {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "strata/model/trajectory/stream_event.hpp"
+#include "strata/model/agents/stream_event.hpp"
 
 namespace strata::model {
 

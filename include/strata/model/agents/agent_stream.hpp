@@ -60,9 +60,6 @@ class AgentStreamReader {
   // prompt or the repository.
   std::optional<std::string> failure() const;
 
-  // A usage count: a non-negative number, else nothing.
-  static std::optional<double> count_member(const Json& object, const char* member);
-
  protected:
   // Counts the line; false when it is blank (a blank line carries nothing).
   bool count_line(std::string_view line);
@@ -77,6 +74,8 @@ class AgentStreamReader {
   // an empty object. The stream is outside input: a member of another type carries nothing.
   static const std::string& text_member(const Json& object, const char* member);
   static const Json& object_member(const Json& object, const char* member);
+  // A usage count: a non-negative number, else nothing.
+  static std::optional<double> count_member(const Json& object, const char* member);
   // For the CLIs whose stream shows the tool uses they refused: the count starts at 0, and each
   // refusal adds one.
   void reports_denials() { turn_.denied_tool_uses = 0; }

@@ -1,4 +1,4 @@
-#include "strata/model/trajectory/stream_event.hpp"
+#include "strata/model/agents/stream_event.hpp"
 
 #include "strata/error.hpp"
 #include "strata/model/json/json_document.hpp"

@@ -1,5 +1,6 @@
 #pragma once
-// What the trajectory normalisers read of an agent stream's events. The stream is outside input:
+// What the stream readers (model/agents) and the trajectory normalisers (model/trajectory) read of
+// an agent stream's events, in one place. The stream is outside input:
 // a line that is not a JSON object gives nothing, and a member that is absent or of another type
 // gives a neutral value, never an exception.
 #include <optional>
