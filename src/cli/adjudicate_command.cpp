@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "strata/app/adjudication/adjudication_run.hpp"
 #include "strata/app/endpoints/hosted_endpoints.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/store/ledger_source.hpp"
 #include "budget_flags.hpp"
@@ -21,7 +22,7 @@ using model::ArtifactKind;
 using model::Json;
 
 struct AdjudicateOptions {
-  std::string ledger, suite, adjudicator, output, run_id, offset, limit, shard;
+  std::string ledger, suite, adjudicator, output, run_id, offset, limit, shard, trajectories;
   int jobs = 4;
   int kill_grace_ms = 2000;
   bool force = false;
@@ -92,6 +93,9 @@ int adjudicate(const AdjudicateOptions& options) {
                                  std::chrono::milliseconds(static_cast<long long>(suite["maxRuntimeMsPerTask"].get<double>())),
                                  usage_log.get());
   settings.endpoints = &endpoints;
+  std::optional<app::TrajectoryKeeper> trajectories;
+  if (!options.trajectories.empty())
+    settings.trajectories = &trajectories.emplace(options.trajectories, options.output + ".incoming-trajectories", ".judge.trajectory.json");
   app::AdjudicationOutcome outcome = app::run_adjudication(*ledger, suite, config, settings);
   if (outcome.interrupted) {
     std::fprintf(stderr, "strata: adjudication interrupted: %.0f of %.0f judged; re-run the same command to continue\n",
@@ -138,6 +142,10 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->add_flag("--force", options->force,
                 "Judge into --output even when it holds another batch's judgements (another input ledger, adjudicator "
                 "configuration or selection), replacing them");
+  sub->add_option("--keep-trajectories", options->trajectories,
+                  "Keep each judge's trajectory (ATIF) in DIR as <execution key>.judge.trajectory.json, durable before its "
+                  "judgement (docs/TRAJECTORIES.md); the judge gets its file's path in STRATA_TRAJECTORY_FILE")
+      ->type_name("DIR");
   add_format_flags(*sub, options->format);
   add_usage_log_flags(*sub, options->usage_log);
   add_budget_flags(*sub, options->budget, "judgement");

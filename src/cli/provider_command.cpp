@@ -1,12 +1,14 @@
 // strata provider codex|claude|gemini|opencode [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
 //   [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
 // strata provider judge codex|claude|gemini|opencode [the same, without the doc-bridge query]
+#include <cstdlib>
 #include <iostream>
 #include <iterator>
 #include <memory>
 
 #include "command.hpp"
 #include "strata/app/agents/agent_provider.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/error.hpp"
 
 namespace strata::cli {
@@ -39,6 +41,9 @@ app::AgentRunOptions run_options(const AdapterOptions& options) {
   app::AgentRunOptions run = options.run;
   run.timeout = std::chrono::milliseconds(options.timeout_ms);
   run.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
+  // Under strata run/adjudicate --keep-trajectories, Strata names the file (its channel).
+  const char* channel = std::getenv(app::kTrajectoryVariable);
+  if (run.trajectory_path.empty() && channel != nullptr && *channel != '\0') run.trajectory_path = channel;
   return run;
 }
 
@@ -75,7 +80,8 @@ void add_agent_options(CLI::App* command, AdapterOptions& options, AgentCli cli)
                     "execution writes into its own view (docs/WORKSPACES.md, docs/PROVIDERS.md)");
   command->add_option("--trajectory", options.run.trajectory_path,
                       "Write the run's trajectory to FILE as ATIF v1.7 (every step, tool call and result, bounded and with "
-                      "credentials redacted; docs/TRAJECTORIES.md), also when the run fails")
+                      "credentials redacted; docs/TRAJECTORIES.md), also when the run fails (default: "
+                      "$STRATA_TRAJECTORY_FILE, which strata run and adjudicate --keep-trajectories set)")
       ->type_name("FILE");
   command->add_option("agent-args", options.run.extra_args, "After --: more arguments for the agent, after Strata's own");
 }

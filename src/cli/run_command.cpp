@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "strata/app/study/execution_workspaces.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/app/verifier/study_verifier.hpp"
 #include "strata/app/endpoints/hosted_endpoints.hpp"
 #include "strata/app/study/workspace_preflight.hpp"
@@ -34,7 +35,7 @@ struct RunOptions {
   OutputFormat format;
   UsageLogFlags usage_log;
   BudgetFlags budget;
-  std::string workspace_mode = "none", confine_network, workspace_diff;
+  std::string workspace_mode = "none", confine_network, workspace_diff, trajectories;
   std::vector<std::string> confine_show;
   bool confine = false;
   bool verify = false;
@@ -202,9 +203,16 @@ int run_study(const RunOptions& options) {
     settings.endpoints = &endpoints;
     settings.limits = limits;
     settings.accept_changed_inputs = options.accept_changed_inputs;
+    std::optional<app::TrajectoryKeeper> trajectories;
+    if (!options.trajectories.empty())
+      settings.trajectories = &trajectories.emplace(options.trajectories, options.ledger + ".incoming-trajectories", ".trajectory.json");
     std::optional<app::ExecutionWorkspaces> workspaces;
     if (workspace.isolated()) {
       app::ExecutionWorkspaces& made = workspaces.emplace(workspace, tools, options.ledger);
+      if (trajectories) {  // every execution's, and the channels: no provider sees another's
+        made.keep_out(trajectories->directory());
+        made.keep_out(trajectories->incoming_root());
+      }
       if (verifier) {  // the prepared layers, outputs and hidden checks: the verifier's, never a provider's
         for (const auto& directory : verifier->private_directories()) made.keep_out(directory);
         settings.verifier = &*verifier;
@@ -262,6 +270,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "under a home directory); repeatable");
   sub->add_option("--keep-workspace-diff", options->workspace_diff,
                   "Write each execution's changes as DIR/<execution key>.patch (outside the ledger)");
+  sub->add_option("--keep-trajectories", options->trajectories,
+                  "Keep each execution's trajectory (ATIF, from the agent adapters) in DIR as <execution key>.trajectory.json, "
+                  "durable before its observation; the provider gets its file's path in STRATA_TRAJECTORY_FILE "
+                  "(docs/TRAJECTORIES.md). Read them with strata trajectory DIR")
+      ->type_name("DIR");
   sub->add_flag("--verify", options->verify,
                 "After each provider exits, run its task's acceptance checks in its workspace (needs --workspace "
                 "copy|overlay; confined with --confine); observations get verified counts beside the agent's claim");

@@ -80,6 +80,7 @@ std::vector<std::string> bwrap_arguments(const Confinement& c, const std::vector
   for (const auto& directory : c.hidden)
     if (within(directory, c.repository) && directory != c.repository) add(argv, {"--tmpfs", directory});
   for (const auto& [from, to] : c.read_only_mounts) add(argv, {"--ro-bind", from, to});
+  for (const auto& [from, to] : c.writable_mounts) add(argv, {"--bind", from, to});
   add(argv, {"--chdir", c.repository, "--"});
   argv.insert(argv.end(), program_args.begin(), program_args.end());
   return argv;

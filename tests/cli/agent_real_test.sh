@@ -23,6 +23,7 @@ STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 AGENT=$3
 EXAMPLES=$(realpath "$(dirname "$0")/../../examples/study")
+SCHEMAS=$(realpath "$(dirname "$0")/../../schemas")
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_agent_lib.sh"
 
@@ -298,6 +299,8 @@ import json, sys
 t, response, key = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
 problems = []
 if t.get("schema_version") != "ATIF-v1.7": problems.append("schema_version")
+from jsonschema import Draft202012Validator
+for error in Draft202012Validator(json.load(open(sys.argv[5]))).iter_errors(t): problems.append(f"schema: {error.json_path}: {error.message[:200]}")
 for i, step in enumerate(t["steps"], 1):
     if step.get("step_id") != i: problems.append(f"step_id {step.get('step_id')} at {i}")
     if step.get("source") not in ("user", "agent", "system"): problems.append("source")
@@ -319,7 +322,7 @@ if fm.get("total_steps") != len(t["steps"]): problems.append("total_steps")
 print("; ".join(problems))
 sys.exit(1 if problems else 0)
 PY
-expect_true "python3 '$WORK/check_trajectory.py' '$WORK/trajectory.json' '$WORK/stdout' '$AGENT_KEY' '$AGENT'" \
+expect_true "/usr/bin/python3 '$WORK/check_trajectory.py' '$WORK/trajectory.json' '$WORK/stdout' '$AGENT_KEY' '$AGENT' '$SCHEMAS/atif-trajectory.schema.json'" \
   "--trajectory: ATIF, the read and its result (the key redacted), the response's totals"
 no_leak "--trajectory"
 script_file traj_bad "{'turns': [{'tool_calls': [$(read_call main.cpp)], 'usage': $USAGE1}], 'after': {'text': 'not an answer', 'usage': $USAGE2}}"
@@ -438,9 +441,9 @@ for kind in task-suite run-plan provider-config repository-config; do
 done
 (cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" run "$STUDY/run-plan.json" "$STUDY/task-suite.json" --providers "$STUDY/provider-config.json" \
   --repositories "$STUDY/repository-config.json" --ledger "$STUDY/ledger.json" --jobs 2 \
-  --workspace overlay --confine --confine-show "$(dirname "$AGENTS_BIN")" >"$WORK/stdout" 2>"$WORK/stderr")
+  --workspace overlay --confine --confine-show "$(dirname "$AGENTS_BIN")" --keep-trajectories "$STUDY/trajectories" >"$WORK/stdout" 2>"$WORK/stderr")
 CODE=$?
-expect_code 0 "the example study with $AGENT as every provider (--workspace overlay --confine, writes allowed)"
+expect_code 0 "the example study with $AGENT as every provider (--workspace overlay --confine, writes allowed, --keep-trajectories)"
 run verify "$STUDY/ledger.json"
 expect_code 0 "the study's ledger verifies"
 expect_true "python3 -c '
@@ -457,11 +460,18 @@ expect_true "[ ! -e '$REPO/study-note.txt' ] && [ -z \"\$(ls -A '$STUDY/ledger.j
   "no note in the repository, no workspace left"
 expect_true "[ \"\$(tree_sum '$REPO')\" = '$BEFORE' ]" "the study left the repository byte-identical"
 (cd "$WORK" && env -i "${AGENT_ENV[@]}" "$STRATA" adjudicate "$STUDY/ledger.json" "$STUDY/task-suite.json" --adjudicator "$STUDY/provider-config.json" \
-  --output "$STUDY/adjudicated.json" --jobs 2 >"$WORK/stdout" 2>"$WORK/stderr")
+  --output "$STUDY/adjudicated.json" --jobs 2 --keep-trajectories "$STUDY/trajectories" >"$WORK/stdout" 2>"$WORK/stderr")
 CODE=$?
 expect_code 0 "the study adjudicated with $AGENT as the judge"
 run verify "$STUDY/adjudicated.json"
 expect_code 0 "the adjudicated ledger verifies"
+# Issue 45: each execution's trajectory came through its channel (the confined agent's /tmp) into
+# DIR, one per observation, valid ATIF with the observation's totals; each judge's beside it.
+expect_true "/usr/bin/python3 '$SUPPORT/check_trajectories.py' '$STRATA' '$STUDY/adjudicated.json' '$STUDY/trajectories' '$SCHEMAS/atif-trajectory.schema.json' --judged" \
+  "--keep-trajectories: one valid trajectory per observation and per judgement, the observation's totals"
+expect_true "[ \$(cd '$STUDY/trajectories' && ls | grep -v '[.]judge[.]' | xargs grep -l study-note.txt | wc -l) = 4 ]" "each execution's trajectory holds the agent's write"
+expect_true "[ -z \"\$(ls -A '$STUDY/ledger.json.incoming-trajectories')\" ] && [ -z \"\$(ls -A '$STUDY/adjudicated.json.incoming-trajectories')\" ]" "no channel left"
+
 expect_true "python3 -c '
 import json, sys
 obs = json.load(open(sys.argv[1]))[\"observations\"]

@@ -15,6 +15,7 @@ STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 SUPPORT=$(realpath "$(dirname "$0")/../support")
+SCHEMAS=$(realpath "$(dirname "$0")/../../schemas")
 
 mkdir -p "$WORK/bin"
 ln -s "$SUPPORT/fake_agent.py" "$WORK/bin/codex"
@@ -101,17 +102,24 @@ for agent in codex claude; do
   "$STRATA" seal provider-config "$WORK/$agent-providers.payload.json" -o "$WORK/$agent-providers.json" >/dev/null
   "$STRATA" seal provider-config "$WORK/$agent-judge.payload.json" -o "$WORK/$agent-judge.json" >/dev/null
   PATH="$WORK/bin:$PATH" run run "$FIX/run-plan-v1.json" "$FIX/task-suite-v1.json" --providers "$WORK/$agent-providers.json" \
-    --repositories "$WORK/repos.json" --ledger "$WORK/$agent-ledger.json" --jobs 4 --text
+    --repositories "$WORK/repos.json" --ledger "$WORK/$agent-ledger.json" --jobs 4 --text --keep-trajectories "$WORK/$agent-trajectories"
   expect_code 0 "the canonical plan with strata provider $agent"
   expect_out_has "Executed: 24" "$agent: every selected execution ran"
   run verify "$WORK/$agent-ledger.json"
   expect_code 0 "$agent: the ledger verifies"
   expect_true "python3 '$WORK/check.py' '$WORK/$agent-ledger.json' $agent" "$agent: every observation completed with the agent's usage, tool calls and telemetry"
+  # Issue 45: the adapter found its channel in STRATA_TRAJECTORY_FILE; one valid trajectory per
+  # observation, with its totals.
+  expect_true "/usr/bin/python3 '$SUPPORT/check_trajectories.py' '$STRATA' '$WORK/$agent-ledger.json' '$WORK/$agent-trajectories' '$SCHEMAS/atif-trajectory.schema.json'" \
+    "$agent: --keep-trajectories: one valid trajectory per observation, the observation's totals"
 done
 # each ledger judged by the other agent: all 24 by claude, the first 6 by codex
 PATH="$WORK/bin:$PATH" FAKE_AGENT_ANSWER='{"outcome":"success","confidence":0.9,"reasonCodes":["rubric-match"]}' \
-  run adjudicate "$WORK/codex-ledger.json" "$FIX/task-suite-v1.json" --adjudicator "$WORK/claude-judge.json" --output "$WORK/codex-judged.json" --jobs 4
+  run adjudicate "$WORK/codex-ledger.json" "$FIX/task-suite-v1.json" --adjudicator "$WORK/claude-judge.json" --output "$WORK/codex-judged.json" --jobs 4 \
+  --keep-trajectories "$WORK/codex-trajectories"
 expect_code 0 "strata adjudicate with strata provider judge claude"
+expect_true "/usr/bin/python3 '$SUPPORT/check_trajectories.py' '$STRATA' '$WORK/codex-judged.json' '$WORK/codex-trajectories' '$SCHEMAS/atif-trajectory.schema.json' --judged" \
+  "adjudicate --keep-trajectories: each judge's trajectory beside its execution's"
 expect_true "python3 '$WORK/judged.py' '$WORK/codex-judged.json' claude 24 '$WORK/codex-ledger.json'" "every judgement automated with the judge's tokens, cached input and cost"
 PATH="$WORK/bin:$PATH" FAKE_AGENT_ANSWER='{"outcome":"success","confidence":0.9,"reasonCodes":["rubric-match"]}' \
   run adjudicate "$WORK/claude-ledger.json" "$FIX/task-suite-v1.json" --adjudicator "$WORK/codex-judge.json" --output "$WORK/claude-judged.json" --limit 6

@@ -17,6 +17,7 @@
 #include "strata/model/trajectory/codex_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
 #include "strata/model/trajectory/opencode_trajectory.hpp"
+#include "strata/model/trajectory/trajectory_transcript.hpp"
 
 using namespace strata::model;
 
@@ -198,4 +199,42 @@ TEST_CASE("lines a normaliser cannot use are skipped", "[trajectory]") {
   // Gemini's has no step when the stream showed none; every step it made is well formed.
   const Json g = gemini.finish(AgentTurn{});
   if (!g["steps"].empty()) CHECK(atif_problems(g).empty());
+}
+
+TEST_CASE("a trajectory read back as a transcript: steps, calls, results, totals", "[trajectory]") {
+  const Json t = trajectory_of<CodexStreamReader>(strata::test::captured_stream("codex-0.169.0-command.jsonl"),
+                                                  CodexTrajectory("PROMPT\nsecond line", {}, {}));
+  const std::vector<std::string> lines = trajectory_transcript(t);
+  const auto has = [&](const std::string& text) {
+    for (const auto& line : lines)
+      if (line == text) return true;
+    return false;
+  };
+  REQUIRE(lines.size() > 4);
+  CHECK(lines[0].rfind("Trajectory: codex ", 0) == 0);
+  CHECK(lines[0].find(", 3 steps, ATIF-v1.7") != std::string::npos);
+  CHECK(has("  PROMPT"));
+  CHECK(has("  second line"));  // a multi-line text indented under its step
+  CHECK(has("  → command_execution {\"command\":\"/bin/bash -lc 'cat main.cpp'\"}  [" +
+            t["steps"][1]["tool_calls"][0]["tool_call_id"].get<std::string>() + "]"));
+  CHECK(has("  ← " + t["steps"][1]["tool_calls"][0]["tool_call_id"].get<std::string>() + ": int main() { return 0; }"));
+  CHECK(lines.back().rfind("Cut: 0 fields (0 bytes); redactions: 0", 0) == 0);
+  CHECK(has("Totals: 200 prompt, " + std::to_string(t["final_metrics"]["total_completion_tokens"].get<long>()) + " completion, " +
+            std::to_string(t["final_metrics"]["total_cached_tokens"].get<long>()) + " cached tokens"));
+  const Json summary = trajectory_summary(t);
+  CHECK(summary["agent"] == "codex");
+  CHECK(summary["steps"] == 3);
+  CHECK(summary["promptTokens"] == 200);
+}
+
+TEST_CASE("a transcript of any ATIF document: missing or odd fields are shown as absent, never a failure", "[trajectory]") {
+  const Json odd = parse_json(R"({"schema_version":"ATIF-v1.2","steps":[{"step_id":1,"source":"agent","message":[{"type":"text","text":"hi"}],
+    "tool_calls":[{"function_name":"f"}],"observation":{"results":[{"content":null}]},"metrics":{"prompt_tokens":"x"}}, 7]})");
+  std::vector<std::string> lines;
+  REQUIRE_NOTHROW(lines = trajectory_transcript(odd));
+  CHECK(lines[0] == "Trajectory:  , 2 steps, ATIF-v1.2");
+  CHECK(lines[1] == "Step 1 · agent");  // tokens that are not numbers are not shown
+  CHECK(lines[2] == R"(  [{"type":"text","text":"hi"}])");  // content parts shown as their JSON
+  CHECK_NOTHROW(trajectory_transcript(parse_json("[]")));
+  CHECK(trajectory_summary(parse_json("{}"))["steps"].is_null());
 }

@@ -28,6 +28,9 @@ struct Confinement {
   std::string program;                  // the provider program: bound read-only where hidden
   // (source, destination) bound read-only after the workspace: the verifier's hidden checks.
   std::vector<std::pair<std::string, std::string>> read_only_mounts;
+  // (source, destination) bound writable last: the attempt's trajectory channel, seen in its own
+  // /tmp (app/trajectories/trajectory_keeper.hpp).
+  std::vector<std::pair<std::string, std::string>> writable_mounts;
   bool network_none = false;
 };
 

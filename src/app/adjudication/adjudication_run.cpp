@@ -18,9 +18,12 @@
 #include <memory>
 
 #include "strata/app/adjudication/adjudication_receipt.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
 #include "strata/engine/job_pool.hpp"
+#include "strata/engine/off_loop.hpp"
+#include "strata/model/study/observation_builder.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/child_environment.hpp"
@@ -135,6 +138,7 @@ class AdjudicationRun {
     if (!dropped.empty())
       std::fprintf(stderr, "strata: %s: dropped %s (a write cut short by an earlier interruption)\n", checkpoint_.c_str(),
                    dropped.c_str());
+    sweep_trajectories();
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, checkpoint_, journal_end_);
     jobs_.on_stop([this] { budget_.close(); });  // judgements waiting for budget give up
     std::exception_ptr failure;
@@ -253,6 +257,16 @@ class AdjudicationRun {
     }
   }
 
+  // --keep-trajectories: what a killed invocation left (channels; trajectories of judgements that
+  // never reached the checkpoint) goes before any judge starts.
+  void sweep_trajectories() {
+    if (settings_.trajectories == nullptr) return;
+    std::vector<std::string> unjudged;
+    for (std::size_t k = 0; k < selected_.size(); ++k)
+      if (!done_[k]) unjudged.push_back(model::execution_key(ledger_.observation(selected_[k])["task"]));
+    settings_.trajectories->sweep(unjudged);
+  }
+
   asio::awaitable<void> schedule() {
     if (settings_.progress)
       jobs_.show_progress([this] {
@@ -267,11 +281,13 @@ class AdjudicationRun {
     co_await jobs_.run(selected_.size(), wanted, [this](std::size_t k) { return judge(k); });
   }
 
-  exec::ProcessSpec judge_spec(const Json& source, std::size_t k) const {
+  // `channel`: the judge's trajectory channel, or "".
+  exec::ProcessSpec judge_spec(const Json& source, std::size_t k, const std::string& channel) const {
     exec::ProcessSpec spec;
     spec.program = command_;
     for (const auto& arg : adjudicator_["args"]) spec.args.push_back(str(arg));
     spec.env = exec::allowlisted_environment(adjudicator_["envAllowlist"].get<std::vector<std::string>>());
+    if (!channel.empty()) spec.env.push_back(std::string(kTrajectoryVariable) + "=" + TrajectoryKeeper::file_in(channel));
     spec.working_directory = std::filesystem::current_path().string();
     spec.stdin_data = request_for(source, k);
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(suite_["maxRuntimeMsPerTask"].get<double>()));
@@ -290,6 +306,7 @@ class AdjudicationRun {
     }
     Json source = ledger_.observation(selected_[k]);
     model::JudgeRecord record;
+    std::string channel;  // --keep-trajectories: the judge's channel
     if (adjudicator_.contains("endpoint")) {
       const std::string request = request_for(source, k);
       EndpointAttempt call{&adjudicator_, request, model::EndpointRole::adjudicator,
@@ -298,17 +315,37 @@ class AdjudicationRun {
       const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
       record = engine::judge_record(attempt);
     } else {
-      exec::ProcessSpec spec = judge_spec(source, k);
+      channel = settings_.trajectories != nullptr ? settings_.trajectories->open_channel(channel_name(k)) : "";
+      exec::ProcessSpec spec = judge_spec(source, k, channel);
       const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
       record = engine::judge_record(result);
     }
     if (jobs_.stopping()) {  // interrupted: judged again on the re-run
       budget_.settle(worst, worst);
+      if (!channel.empty()) settings_.trajectories->close_channel(channel_name(k));
       co_return;
     }
+    // Its trajectory durable before its judgement: a kill between the two leaves one the next
+    // invocation's sweep removes, never a judgement without its trajectory.
+    if (!channel.empty()) co_await keep_trajectory(k, model::execution_key(source["task"]));
     Json judged = model::adjudicated_observation(std::move(source), adjudicator_, config_hash_, record);
     // Durability does not hold the slot: the next judgement starts now.
     jobs_.finish_outside_slot(record_judgement(k, std::move(judged), worst));
+  }
+
+  static std::string channel_name(std::size_t k) { return "judge-" + std::to_string(k); }
+
+  asio::awaitable<void> keep_trajectory(std::size_t k, const std::string& key) {
+    std::string failure;
+    const std::function<void()> keep = [&] {
+      try {
+        settings_.trajectories->keep(channel_name(k), key);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await engine::off_loop(keep_pool_, keep);
+    if (!failure.empty()) std::fprintf(stderr, "strata: judgement of %s: its trajectory was not kept: %s\n", key.c_str(), failure.c_str());
   }
 
   // The judgement is kept on disk only, in the checkpoint journal: lines go there in the
@@ -356,6 +393,7 @@ class AdjudicationRun {
   const std::string checkpoint_;
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};
+  asio::thread_pool keep_pool_{1};  // trajectories are moved into their directory here
   engine::JobPool jobs_;
   engine::BudgetGate budget_;
   std::unique_ptr<store::JournalWriter> journal_;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string_view>
 
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/command_lookup.hpp"
@@ -238,6 +239,8 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   spec.args = std::move(invocation.args);
   const AgentTempDirectory temporary;
   spec.env = with_overrides(with_overrides(inherited_environment(), {"TMPDIR=" + temporary.path()}), invocation.env);
+  // The trajectory's channel is the adapter's, not the agent's to write.
+  std::erase_if(spec.env, [](const std::string& entry) { return entry.rfind(std::string(kTrajectoryVariable) + "=", 0) == 0; });
   const std::size_t prompt_bytes = invocation.prompt.size();
   spec.stdin_data = std::move(invocation.prompt);
   spec.timeout = options.timeout;

@@ -1,5 +1,7 @@
 #include "strata/app/study/execution_workspaces.hpp"
+
 #include "strata/app/study/workspace_preflight.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,7 +155,8 @@ void ExecutionWorkspaces::launch(exec::ProcessSpec& spec, std::vector<std::strin
   spec.working_directory = settings_.confine || !tools_.launcher.empty() ? made.directory : made.view;
 }
 
-void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& made, const model::Json& provider) const {
+void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& made, const model::Json& provider,
+                               const std::string& trajectory_channel) const {
   std::vector<std::string> command{spec.program};
   command.insert(command.end(), spec.args.begin(), spec.args.end());
   const bool overlay = settings_.mode == WorkspaceMode::overlay;
@@ -167,6 +170,7 @@ void ExecutionWorkspaces::wrap(exec::ProcessSpec& spec, const AttemptWorkspace& 
       if (value == nullptr || model::str(name) == "PATH") continue;
       for (auto& entry : absolute_entries(value)) confinement.named.push_back(std::move(entry));
     }
+    if (!trajectory_channel.empty()) confinement.writable_mounts.emplace_back(trajectory_channel, kConfinedTrajectoryChannel);
   }
   launch(spec, std::move(command), std::move(confinement), made, overlay, 0);
 }

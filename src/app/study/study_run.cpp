@@ -21,12 +21,14 @@
 #include "strata/app/study/repository_trees.hpp"
 #include "strata/app/study/run_inputs.hpp"
 #include "strata/app/study/run_ledger.hpp"
+#include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/app/verifier/study_verifier.hpp"
 #include "strata/app/verifier/verifier_phase.hpp"
 #include "strata/engine/attempt_outcome.hpp"
 #include "strata/engine/budget_gate.hpp"
 #include "strata/model/study/artifact.hpp"
 #include "strata/engine/job_pool.hpp"
+#include "strata/engine/off_loop.hpp"
 #include "strata/error.hpp"
 #include "strata/exec/bounded_process.hpp"
 #include "strata/exec/child_environment.hpp"
@@ -114,6 +116,7 @@ class StudyRun {
     ledger_.load();
     ledger_.check_capacity();
     check_inputs();
+    sweep_trajectories();
     prepare_layers();
     journal_ = std::make_unique<store::JournalWriter>(io_.get_executor(), fsync_pool_, store::journal_path_for(settings_.ledger_path),
                                                       ledger_.journal_valid_bytes());
@@ -171,6 +174,16 @@ class StudyRun {
     settings_.verifier->prepare(*settings_.workspaces, pending, recorded_inputs_ ? &*recorded_inputs_ : nullptr);
   }
 
+  // --keep-trajectories: what a killed run left (channels; trajectories whose observation never
+  // became durable) goes before anything runs, so every trajectory in DIR has its observation.
+  void sweep_trajectories() {
+    if (settings_.trajectories == nullptr) return;
+    std::vector<std::string> unrecorded;
+    for (std::size_t i = 0; i < preflight_.executions.size(); ++i)
+      if (!ledger_.holds_execution(i)) unrecorded.push_back(model::execution_key(preflight_.executions[i].recorded));
+    settings_.trajectories->sweep(unrecorded);
+  }
+
   // After the run: the last fold, then what the summary reports.
   RunOutcome finish() {
     RunOutcome outcome;
@@ -220,13 +233,18 @@ class StudyRun {
     return budget_.limited() ? line + budget_progress(budget_) : line;
   }
 
-  exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt) const {
+  // `channel`: the attempt's trajectory channel, or "" (--keep-trajectories not given).
+  exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt, const std::string& channel) const {
     const Json& provider = *e.provider;
     const Json& budget = inputs_.plan["budget"];
     exec::ProcessSpec spec;
     spec.program = e.command_path;
     for (const auto& arg : provider["args"]) spec.args.push_back(str(arg));
     spec.env = child_environment(provider, model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt));
+    if (!channel.empty()) {  // set by Strata, whatever the allowlist says; a confined provider sees it in its /tmp
+      const bool confined = settings_.workspaces != nullptr && settings_.workspaces->settings().confine;
+      spec.env.push_back(std::string(kTrajectoryVariable) + "=" + TrajectoryKeeper::file_in(confined ? kConfinedTrajectoryChannel : channel));
+    }
     spec.working_directory = e.repository_root;
     spec.stdin_data = e.request;
     spec.timeout = std::chrono::milliseconds(static_cast<long long>(budget["maxRuntimeMs"].get<double>()));
@@ -280,6 +298,7 @@ class StudyRun {
     engine::Spend earlier;  // spent by the attempts before the recorded one
     model::AttemptRecord record;
     std::optional<AttemptWorkspace> workspace;  // the latest attempt's (--workspace copy|overlay)
+    std::string channel_name;  // the latest attempt's trajectory channel (--keep-trajectories), or ""
     for (int attempt = 1; attempt <= attempts; ++attempt) {
       if (attempt > 1) {
         const engine::Spend previous = attempt_spend(record, *e.provider).value_or(worst_one);
@@ -291,17 +310,18 @@ class StudyRun {
                              &run_id_, &e.recorded, attempt};
         record = co_await endpoint_caller().attempt(std::move(call));
       } else if (settings_.workspaces == nullptr) {
-        exec::ProcessSpec spec = process_spec(e, attempt);
+        exec::ProcessSpec spec = process_spec(e, attempt, open_channel(e, attempt, channel_name));
         const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
         record = engine::attempt_record(result, output_limit(*e.provider));
       } else {
         if (workspace) co_await remove_workspace(std::move(*workspace));  // an earlier attempt's
         workspace.reset();
-        record = co_await attempt_in_workspace(e, attempt, workspace);
+        record = co_await attempt_in_workspace(e, attempt, workspace, open_channel(e, attempt, channel_name));
       }
       if (jobs_.stopping()) {  // interrupted: not an outcome; a resume runs it again
         budget_.settle(worst, worst);
         if (workspace) co_await remove_workspace(std::move(*workspace));
+        if (!channel_name.empty()) settings_.trajectories->close_channel(channel_name);
         co_return;
       }
       if (record.status == "completed") break;
@@ -309,27 +329,29 @@ class StudyRun {
     in.observed_at = now_iso8601();
     ++executed_;
     Charge charge{worst, worst_one, earlier};
-    jobs_.finish_outside_slot(record_execution(index, std::move(in), std::move(record), charge, std::move(workspace)));
+    jobs_.finish_outside_slot(
+        record_execution(index, std::move(in), std::move(record), charge, std::move(workspace), std::move(channel_name)));
+  }
+
+  // --keep-trajectories: the attempt's channel, made empty (an earlier attempt's removed);
+  // `name` is set to it. "" without --keep-trajectories.
+  std::string open_channel(const PlannedExecution& e, int attempt, std::string& name) const {
+    if (settings_.trajectories == nullptr) return "";
+    if (!name.empty()) settings_.trajectories->close_channel(name);
+    name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+    return settings_.trajectories->open_channel(name);
   }
 
   // ---- workspaces (--workspace copy|overlay) --------------------------------------------
   // Blocking file-system work runs on the workspace pool (co_spawn there: an awaitable resumes
   // on its own executor), so the event loop keeps serving the other executions.
   // (g++ 12 mishandles a lambda with captures in a co_await expression: callers pass a named one.)
-  asio::awaitable<void> off_loop(std::function<void()> work) {
-    co_await asio::co_spawn(
-        workspace_pool_,
-        [&]() -> asio::awaitable<void> {
-          work();
-          co_return;
-        },
-        asio::use_awaitable);
-  }
+  asio::awaitable<void> off_loop(std::function<void()> work) { co_await engine::off_loop(workspace_pool_, std::move(work)); }
 
   // One attempt in a workspace of its own; `made` keeps the workspace (until the observation is
   // durable). A workspace that cannot be made fails the attempt, recording nothing of it.
   asio::awaitable<model::AttemptRecord> attempt_in_workspace(const PlannedExecution& e, int attempt,
-                                                             std::optional<AttemptWorkspace>& made) {
+                                                             std::optional<AttemptWorkspace>& made, std::string channel) {
     const ExecutionWorkspaces& workspaces = *settings_.workspaces;
     const std::string name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
     std::string failure;
@@ -350,8 +372,8 @@ class StudyRun {
       record.error_code = "workspace-unavailable";
       co_return record;
     }
-    exec::ProcessSpec spec = process_spec(e, attempt);
-    workspaces.wrap(spec, *made, *e.provider);
+    exec::ProcessSpec spec = process_spec(e, attempt, channel);
+    workspaces.wrap(spec, *made, *e.provider, channel);
     const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
     model::AttemptRecord record = engine::attempt_record(result, output_limit(*e.provider));
     if (jobs_.stopping()) co_return record;
@@ -412,7 +434,8 @@ class StudyRun {
   };
 
   asio::awaitable<void> record_execution(std::size_t index, model::ObservationInputs in, model::AttemptRecord record,
-                                         Charge charge, std::optional<AttemptWorkspace> workspace) {
+                                         Charge charge, std::optional<AttemptWorkspace> workspace, std::string channel_name) {
+    if (!channel_name.empty()) co_await keep_trajectory(channel_name, model::execution_key(in.recorded_task), record);
     Json observation = model::build_judged_observation(in, record, *preflight_.executions[index].task);
     // The reservation is replaced by the real usage once the observation is durable; an
     // attempt that reports none keeps its worst case.
@@ -422,6 +445,23 @@ class StudyRun {
     co_await record_observation(std::move(observation));
     budget_.settle(charge.reserved, actual);
     if (workspace) co_await remove_workspace(std::move(*workspace));  // removed once the observation is durable
+  }
+
+  // The attempt's trajectory into DIR, durable before its observation is written: a kill between
+  // the two leaves a trajectory the next run's sweep removes, never an observation without one.
+  asio::awaitable<void> keep_trajectory(const std::string& channel_name, const std::string& key, model::AttemptRecord& record) {
+    bool kept = false;
+    std::string failure;
+    const std::function<void()> keep = [&] {
+      try {
+        kept = settings_.trajectories->keep(channel_name, key);
+      } catch (const Error& error) {
+        failure = error.describe();
+      }
+    };
+    co_await off_loop(keep);
+    if (!failure.empty()) std::fprintf(stderr, "strata: execution %s: its trajectory was not kept: %s\n", key.c_str(), failure.c_str());
+    record.trajectory_kept = kept;
   }
 
   engine::Spend worst_attempt(const Json& provider) const {

@@ -123,6 +123,10 @@ Json observation_payload(const ObservationInputs& in, const AttemptRecord& attem
     if (!response.contains("measurements")) response["measurements"] = Json::object();
     add_verified_measurements(response["measurements"], *attempt.verification);
   }
+  if (attempt.trajectory_kept) {  // Strata's, so it replaces anything the provider said
+    if (!response.contains("measurements")) response["measurements"] = Json::object();
+    response["measurements"]["trajectoryKept"] = *attempt.trajectory_kept ? 1.0 : 0.0;
+  }
   const double tokens = number_member(response, "inputTokens").value_or(0) + number_member(response, "outputTokens").value_or(0);
   if (tokens > (*in.plan)["budget"]["maxTokens"].get<double>()) {
     attempt.status = "budget-exceeded";

@@ -16,6 +16,8 @@
 
 namespace strata::app {
 
+class TrajectoryKeeper;
+
 struct AdjudicationSettings {
   std::string output_path;
   model::BatchSelection selection;
@@ -28,6 +30,8 @@ struct AdjudicationSettings {
   // --force: judge into an output that holds another batch's judgements (its receipt names a
   // different input ledger, configuration or selection) instead of refusing.
   bool force = false;
+  // --keep-trajectories: each judge's trajectory kept beside the judgement (not owned); nullptr: none.
+  const TrajectoryKeeper* trajectories = nullptr;
 };
 
 struct AdjudicationOutcome {

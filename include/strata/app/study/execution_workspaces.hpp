@@ -60,8 +60,11 @@ class ExecutionWorkspaces {
   AttemptWorkspace make(const std::string& name, const std::string& repository, const std::string& base = "") const;
 
   // Rewrites `spec` (program, args, working directory) to run its provider in `workspace`;
-  // `provider` is its config entry (the allowlist names what a confined provider may see).
-  void wrap(exec::ProcessSpec& spec, const AttemptWorkspace& workspace, const model::Json& provider) const;
+  // `provider` is its config entry (the allowlist names what a confined provider may see);
+  // `trajectory_channel`, when not empty, is the attempt's trajectory channel, which a confined
+  // provider sees writable at kConfinedTrajectoryChannel.
+  void wrap(exec::ProcessSpec& spec, const AttemptWorkspace& workspace, const model::Json& provider,
+            const std::string& trajectory_channel = "") const;
 
   // The same for one of the verifier's checks in the attempt's workspace (after its provider
   // exited): confined (--verify needs --confine), none of the provider's allowlisted directories.

@@ -16,6 +16,7 @@ namespace strata::app {
 
 class ExecutionWorkspaces;
 class StudyVerifier;
+class TrajectoryKeeper;
 
 struct RunSettings {
   std::string ledger_path;
@@ -28,6 +29,7 @@ struct RunSettings {
   bool accept_changed_inputs = false;   // --accept-changed-inputs: resume even if <ledger>.inputs differs
   const ExecutionWorkspaces* workspaces = nullptr;  // --workspace copy|overlay (not owned); nullptr: none
   StudyVerifier* verifier = nullptr;  // --verify (not owned, needs workspaces); nullptr: no verifier phase
+  const TrajectoryKeeper* trajectories = nullptr;  // --keep-trajectories (not owned); nullptr: none kept
 };
 
 struct RunOutcome {

@@ -36,6 +36,9 @@ struct AttemptRecord {
   // The acceptance checks Strata ran itself (--verify, docs/VERIFIER.md): the verified
   // measurements, beside the agent's own claim.
   std::optional<VerifiedRun> verification;
+  // Whether Strata kept the attempt's trajectory (--keep-trajectories, docs/TRAJECTORIES.md): the
+  // measurement trajectoryKept, 1 or 0.
+  std::optional<bool> trajectory_kept;
 };
 
 struct ObservationInputs {

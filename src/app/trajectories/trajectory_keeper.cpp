@@ -1,0 +1,121 @@
+#include "strata/app/trajectories/trajectory_keeper.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "strata/error.hpp"
+#include "strata/model/json/json_document.hpp"
+#include "strata/model/study/observation_builder.hpp"
+#include "strata/store/artifact_file.hpp"
+#include "strata/store/file_descriptor.hpp"
+#include "strata/workspace/tree_copy.hpp"
+
+namespace strata::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kChannelFile = "trajectory.json";
+
+void make_owner_only_directory(const std::string& path) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Error(std::string("cannot make the directory: ") + std::strerror(errno), path);
+}
+
+// Is `text` an ATIF trajectory as far as a reader needs it: an object naming an ATIF v1 schema,
+// with its steps? (The adapters' own output is checked against the whole schema in the tests.)
+bool looks_like_atif(const std::string& text) {
+  try {
+    const model::Json parsed = model::parse_json(text);
+    if (!parsed.is_object()) return false;
+    const auto version = parsed.find("schema_version");
+    const auto steps = parsed.find("steps");
+    return version != parsed.end() && version->is_string() && version->get<std::string>().rfind("ATIF-v1.", 0) == 0 &&
+           steps != parsed.end() && steps->is_array();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// The channel's file, or nullopt (said why on stderr) when there is none worth keeping.
+std::optional<std::string> channel_text(const std::string& path, const std::string& execution_key) {
+  // What the provider left is not trusted: a link is not followed, and a FIFO does not block the
+  // open (O_NONBLOCK), then is refused as not a regular file.
+  const store::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  if (file.get() < 0 && errno == ELOOP) {
+    std::fprintf(stderr, "strata: execution %s: its trajectory was not kept: a symbolic link\n", execution_key.c_str());
+    return std::nullopt;
+  }
+  if (file.get() < 0) return std::nullopt;  // the provider wrote none (not an agent adapter, or it failed early)
+  struct stat status {};
+  const char* refused = nullptr;
+  if (::fstat(file.get(), &status) != 0 || !S_ISREG(status.st_mode)) refused = "not a regular file";
+  else if (static_cast<std::size_t>(status.st_size) > TrajectoryKeeper::kMaxFileBytes) refused = "larger than 16 MiB";
+  std::string text;
+  if (refused == nullptr) {
+    text = store::read_file_range(file.get(), 0, static_cast<std::size_t>(status.st_size), path);
+    if (!looks_like_atif(text)) refused = "not an ATIF trajectory";
+  }
+  if (refused == nullptr) return text;
+  std::fprintf(stderr, "strata: execution %s: its trajectory was not kept: %s\n", execution_key.c_str(), refused);
+  return std::nullopt;
+}
+
+}  // namespace
+
+TrajectoryKeeper::TrajectoryKeeper(const std::string& directory, const std::string& incoming_root, std::string suffix)
+    : directory_(fs::absolute(directory).lexically_normal().string()),
+      incoming_root_(fs::absolute(incoming_root).lexically_normal().string()),
+      suffix_(std::move(suffix)) {
+  if (fs::exists(directory_) && !fs::is_directory(directory_)) throw Error("--keep-trajectories: not a directory", directory_);
+  make_owner_only_directory(directory_);
+  make_owner_only_directory(incoming_root_);
+}
+
+std::string TrajectoryKeeper::open_channel(const std::string& attempt) const {
+  const std::string channel = incoming_root_ + "/" + attempt;
+  workspace::remove_tree(channel);
+  make_owner_only_directory(channel);
+  return channel;
+}
+
+std::string TrajectoryKeeper::file_in(const std::string& channel) { return channel + "/" + kChannelFile; }
+
+bool TrajectoryKeeper::keep(const std::string& attempt, const std::string& execution_key) const {
+  const std::string channel = incoming_root_ + "/" + attempt;
+  const std::string kept = path_for(execution_key);
+  const std::optional<std::string> text = channel_text(file_in(channel), execution_key);
+  if (text) store::write_file_atomically(kept, *text);
+  else if (::unlink(kept.c_str()) != 0 && errno != ENOENT)  // an earlier run's, of an attempt that ran again
+    throw Error(std::string("cannot remove the trajectory: ") + std::strerror(errno), kept);
+  close_channel(attempt);
+  return text.has_value();
+}
+
+void TrajectoryKeeper::close_channel(const std::string& attempt) const {
+  if (!workspace::remove_tree(incoming_root_ + "/" + attempt))
+    std::fprintf(stderr, "strata: cannot remove %s/%s (the next run sweeps it)\n", incoming_root_.c_str(), attempt.c_str());
+}
+
+void TrajectoryKeeper::sweep(const std::vector<std::string>& unrecorded_keys) const {
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(incoming_root_, error))
+    if (!workspace::remove_tree(entry.path().string())) throw Error("cannot remove what an interrupted run left", entry.path().string());
+  for (const auto& key : unrecorded_keys) {
+    const std::string path = path_for(key);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      throw Error(std::string("cannot remove a trajectory without its observation: ") + std::strerror(errno), path);
+  }
+}
+
+std::string TrajectoryKeeper::path_for(const std::string& execution_key) const {
+  return directory_ + "/" + model::execution_file_stem(execution_key) + suffix_;
+}
+
+}  // namespace strata::app
