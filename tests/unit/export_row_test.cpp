@@ -6,6 +6,7 @@
 #include <string>
 
 #include "strata/model/results/export_row.hpp"
+#include "strata/model/study/observation_builder.hpp"
 
 using strata::model::Json;
 
@@ -58,6 +59,8 @@ TEST_CASE("an observation's row: nested members, absent values, the adjudicated 
   CHECK(value("result") == "pending");
   CHECK(value("resultSource") == "pending");
   CHECK(value("observationHash") == "h");
+  CHECK(value("executionKey") == strata::model::execution_key(observation["task"]));
+  CHECK(value("executionKey").get<std::string>().size() == 64);
 
   observation["adjudication"] = {{"status", "automated"}, {"actor", "judge"}, {"method", "independent-rubric-v1"},
                                  {"outcome", "success"}, {"reasonCodes", Json::array({"x", "y"})}};

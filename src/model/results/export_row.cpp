@@ -8,6 +8,7 @@
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/json/json_writer.hpp"
 #include "strata/model/results/verified_agreement.hpp"
+#include "strata/model/study/observation_builder.hpp"
 
 namespace strata::model {
 namespace {
@@ -83,6 +84,8 @@ const std::vector<Column>& columns() {
     c.emplace_back("resultSource", [](const Json& o) { return Json(result_source(o)); });
     top("planHash");
     c.emplace_back("observationHash", [](const Json& o) { return member_or_null(o, "contentHash"); });
+    // The name of its workspace patch, verifier output and kept trajectory (docs/TRAJECTORIES.md).
+    c.emplace_back("executionKey", [](const Json& o) { return o.contains("task") ? Json(execution_key(o["task"])) : Json(nullptr); });
     return c;
   }();
   return all;
