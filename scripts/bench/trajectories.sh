@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Trajectory benchmark (issue 45): what keeping trajectories costs, side by side in one run.
 #  (a) The adapter on the captured streams (tests/unit/streams/, each agent's real stream): N runs
-#      of `strata provider <agent>` around an agent that replays the stream, with and without
-#      --trajectory, beside the replaying agent alone. The adapter's own overhead is (adapter -
-#      agent alone); the trajectory's is (with - without), as a share of it.
+#      of `strata provider <agent>` around an agent that replays the stream, without a trajectory,
+#      with the channel of --keep-trajectories, and with --trajectory FILE, alternating run by run.
+#      The adapter's own cost is the CPU time of its process (not the agent's); the trajectory's
+#      is what it adds to it.
 #  (b) A 100 MiB event stream (the fake agent's `huge` scenario) read by `strata provider claude`
 #      with and without --trajectory: the normaliser's cost on a stream far past its 4 MiB bound.
 #  (c) `strata run` of the example study (16 executions, --jobs 4) with a provider that writes a
 #      trajectory, with and without --keep-trajectories: the channel, the read, the check and the
 #      durable write per execution.
 # Usage: scripts/bench/trajectories.sh [build-dir=build] [runs=100]
-#   ROUNDS=n (default 3) rounds, the commands alternating; medians are reported.
+#   ROUNDS=n (default 3) rounds of (b) and (c), the commands alternating; medians are reported.
+#   (a) needs perf (linux-perf): CPU time, not wall time, since a few hundred microseconds are
+#   lost in the wall time's noise of process starts on a busy machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."  # repo root
 build=${1:-build}
 runs=${2:-100}
 rounds=${ROUNDS:-3}
 [ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
+command -v perf >/dev/null || { echo "missing tool: perf (apt-get install linux-perf)" >&2; exit 1; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/strata-trajectories-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -35,19 +39,18 @@ for agent in "${agents[@]}"; do  # an agent that replays its captured stream as 
 done
 echo '{"protocol":"doc-bridge.study-provider.v1","task":{"taskId":"t"},"objective":"o"}' >"$T/request.json"
 
-loop() {  # loop <name> <command...>: wall seconds of $runs runs, appended to $T/<name> (exit status ignored:
-  local name=$1 start   # a captured stream's answer need not fit this request)
+cpu() {  # cpu <name> <command...>: the CPU ms of the strata process itself (perf stat -i: not its agent), appended to $T/<name>
+  local name=$1
   shift
-  start=$(date +%s%N)
-  for _ in $(seq "$runs"); do "$@" <"$T/request.json" >/dev/null 2>&1 || true; done
-  seconds_since "$start" >>"$T/$name"
+  perf stat -x, -i -e task-clock -o "$T/perf" "$@" <"$T/request.json" >/dev/null 2>&1 || true
+  grep task-clock "$T/perf" | cut -d, -f1 >>"$T/$name"
 }
-log "(a) $runs executions per command on the captured streams, $rounds rounds"
-for round in $(seq "$rounds"); do
+log "(a) $runs executions per variant on the captured streams, the variants alternating run by run"
+for _ in $(seq "$runs"); do
   for agent in "${agents[@]}"; do
-    loop "a-agent-$agent" "$T/replay-$agent"
-    loop "a-without-$agent" "$strata" provider "$agent" --agent-command "$T/replay-$agent"
-    loop "a-with-$agent" "$strata" provider "$agent" --agent-command "$T/replay-$agent" --trajectory "$T/t-$agent.json"
+    cpu "a-without-$agent" env "$strata" provider "$agent" --agent-command "$T/replay-$agent"
+    cpu "a-with-$agent" env STRATA_TRAJECTORY_FILE="$T/t-$agent.json" "$strata" provider "$agent" --agent-command "$T/replay-$agent"
+    cpu "a-file-$agent" env "$strata" provider "$agent" --agent-command "$T/replay-$agent" --trajectory "$T/f-$agent.json"
   done
 done
 for agent in "${agents[@]}"; do
@@ -111,12 +114,13 @@ done
 [ "$(ls "$T/kept" | wc -l)" = 16 ] || { echo "(c) kept $(ls "$T/kept" | wc -l) trajectories, not 16" >&2; exit 1; }
 
 echo
-echo "(a) $runs executions of a replaying agent (median of $rounds; ms per execution)"
-printf '%-9s %12s %16s %16s %18s %16s\n' agent "agent alone" "adapter" "adapter+traj." "adapter overhead" "trajectory share"
+echo "(a) the adapter's own CPU per execution on the captured streams (median of $runs, ms; perf stat -i: the strata process,"
+echo "    not the agent it runs): alone, with the channel of --keep-trajectories (STRATA_TRAJECTORY_FILE, no fsync), with --trajectory FILE"
+printf '%-9s %9s %9s %9s %15s %12s\n' agent "adapter" "channel" "FILE" "channel share" "FILE share"
 for agent in "${agents[@]}"; do
-  a=$(median $(cat "$T/a-agent-$agent")) w=$(median $(cat "$T/a-without-$agent")) t=$(median $(cat "$T/a-with-$agent"))
-  awk -v a="$a" -v w="$w" -v t="$t" -v n="$runs" -v name="$agent" 'BEGIN {
-    printf "%-9s %12.2f %16.2f %16.2f %18.2f %15.1f%%\n", name, a * 1000 / n, w * 1000 / n, t * 1000 / n, (w - a) * 1000 / n, (t - w) / (w - a) * 100 }'
+  w=$(median $(cat "$T/a-without-$agent")) t=$(median $(cat "$T/a-with-$agent")) f=$(median $(cat "$T/a-file-$agent"))
+  awk -v w="$w" -v t="$t" -v f="$f" -v name="$agent" 'BEGIN {
+    printf "%-9s %9.2f %9.2f %9.2f %14.1f%% %11.1f%%\n", name, w, t, f, (t - w) / w * 100, (f - w) / w * 100 }'
 done
 echo
 echo "(b) a 100 MiB Claude Code stream (median of $rounds; wall s / peak RSS MiB); the trajectory kept: $huge_kept bytes"

@@ -43,7 +43,10 @@ app::AgentRunOptions run_options(const AdapterOptions& options) {
   run.kill_grace = std::chrono::milliseconds(options.kill_grace_ms);
   // Under strata run/adjudicate --keep-trajectories, Strata names the file (its channel).
   const char* channel = std::getenv(app::kTrajectoryVariable);
-  if (run.trajectory_path.empty() && channel != nullptr && *channel != '\0') run.trajectory_path = channel;
+  if (run.trajectory_path.empty() && channel != nullptr && *channel != '\0') {
+    run.trajectory_path = channel;
+    run.trajectory_to_channel = true;
+  }
   return run;
 }
 

@@ -102,11 +102,11 @@ model::Json read_json_file(const std::string& path) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  write_file_atomically(path, [&content](const PieceWriter& write) { write(content); });
+void write_file_atomically(const std::string& path, const std::string& content, bool synced) {
+  write_file_atomically(path, [&content](const PieceWriter& write) { write(content); }, synced);
 }
 
-void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce) {
+void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce, bool synced) {
   namespace fs = std::filesystem;
   const fs::path target = fs::absolute(path);
   std::error_code ec;
@@ -118,7 +118,7 @@ void write_file_atomically(const std::string& path, const std::function<void(con
     if (fd.get() < 0) fail_errno(path, "cannot create a temporary file");
     try {
       produce([&fd, &path](std::string_view piece) { write_all(fd.get(), piece, path); });
-      if (checked_fsync(fd.get(), false, "rewrite") != 0) fail_errno(path, "cannot fsync");
+      if (synced && checked_fsync(fd.get(), false, "rewrite") != 0) fail_errno(path, "cannot fsync");
     } catch (...) {
       ::unlink(temp.c_str());
       throw;
@@ -134,6 +134,7 @@ void write_file_atomically(const std::string& path, const std::function<void(con
     errno = saved;
     fail_errno(path, "cannot rename the temporary file into place");
   }
+  if (!synced) return;
   FileDescriptor dir(::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() >= 0) ::fsync(dir.get());  // durability of the rename itself
 }

@@ -156,6 +156,11 @@ traj_run "$WORK/refused.ledger" good --keep-trajectories "$WORK/a-file"
 expect_code 2 "--keep-trajectories naming a file: exit 2"
 expect_err_has "not a directory" "says why"
 expect_file_absent "$WORK/refused.ledger" "--keep-trajectories naming a file: no ledger"
+touch "$WORK/refused2.ledger.incoming-trajectories"
+traj_run "$WORK/refused2.ledger" good --keep-trajectories "$WORK/kept-refused2"
+expect_code 2 "the channels' place is a file: exit 2"
+expect_err_has "the channels' place is not a directory" "says why"
+expect_file_absent "$WORK/refused2.ledger" "the channels' place is a file: no ledger"
 bad_input "trajectory: no such directory" "not a directory" trajectory "$WORK/nowhere" "$KEY"
 bad_input "trajectory: an unknown key" "no trajectory of execution 0123456789" trajectory "$WORK/kept" 0123456789
 bad_input "trajectory: a short key" "at least 6 characters" trajectory "$WORK/kept" abc

@@ -28,12 +28,14 @@ void read_file_pieces(int fd, const std::string& path, const std::function<bool(
 // read_artifact_text + strict JSON parse; syntax errors are located "path:line:column".
 model::Json read_json_file(const std::string& path);
 
-// Atomically replaces `path` with `content` (directories created as needed).
-void write_file_atomically(const std::string& path, const std::string& content);
+// Atomically replaces `path` with `content` (directories created as needed). `synced` false
+// skips the fsyncs: a reader still never sees a partial file, but a crash of the machine may lose
+// it; for a file another process reads and makes durable itself (a trajectory's channel).
+void write_file_atomically(const std::string& path, const std::string& content, bool synced = true);
 
 // The same for content made in pieces: `produce` passes each piece, in order, to the writer
 // it is given, which writes it at once, so the whole content is never held in memory.
 using PieceWriter = std::function<void(std::string_view)>;
-void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce);
+void write_file_atomically(const std::string& path, const std::function<void(const PieceWriter&)>& produce, bool synced = true);
 
 }  // namespace strata::store

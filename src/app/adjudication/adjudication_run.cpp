@@ -315,7 +315,7 @@ class AdjudicationRun {
       const model::AttemptRecord attempt = co_await settings_.endpoints->attempt(std::move(call));
       record = engine::judge_record(attempt);
     } else {
-      channel = settings_.trajectories != nullptr ? settings_.trajectories->open_channel(channel_name(k)) : "";
+      channel = open_channel(k);
       exec::ProcessSpec spec = judge_spec(source, k, channel);
       const exec::ProcessResult result = co_await exec::run_bounded_process(std::move(spec));
       record = engine::judge_record(result);
@@ -334,6 +334,18 @@ class AdjudicationRun {
   }
 
   static std::string channel_name(std::size_t k) { return "judge-" + std::to_string(k); }
+
+  // --keep-trajectories: the judge's channel; "" without it, or when it cannot be made (said on
+  // stderr: the judge runs without one).
+  std::string open_channel(std::size_t k) const {
+    if (settings_.trajectories == nullptr) return "";
+    try {
+      return settings_.trajectories->open_channel(channel_name(k));
+    } catch (const Error& error) {
+      std::fprintf(stderr, "strata: no trajectory channel for a judge: %s\n", error.describe().c_str());
+      return "";
+    }
+  }
 
   asio::awaitable<void> keep_trajectory(std::size_t k, const std::string& key) {
     std::string failure;

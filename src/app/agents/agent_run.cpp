@@ -150,11 +150,13 @@ std::vector<std::string> secret_values(const std::vector<std::string>& environme
   return secrets;
 }
 
-// The trajectory, written whole (a temporary file renamed into place); a failure to write it is
-// one line on stderr, never the run's failure.
-void keep_trajectory(const model::TrajectoryNormaliser& trajectory, const model::AgentTurn& turn, const std::string& path) {
+// The trajectory, written whole (a temporary file renamed into place; fsynced unless Strata's
+// channel, which Strata makes durable itself); a failure to write it is one line on stderr, never
+// the run's failure.
+void keep_trajectory(const model::TrajectoryNormaliser& trajectory, const model::AgentTurn& turn, const AgentRunOptions& options) {
   try {
-    store::write_file_atomically(path, model::compact_json(trajectory.finish(turn)) + "\n");
+    store::write_file_atomically(options.trajectory_path, model::compact_json(trajectory.finish(turn)) + "\n",
+                                 !options.trajectory_to_channel);
   } catch (const Error& error) {
     std::fprintf(stderr, "strata: the trajectory was not written: %s\n", error.describe().c_str());
   }
@@ -256,7 +258,7 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   const exec::ProcessResult process = exec::run_process_to_end(std::move(spec));
   feed.finish();
   // Kept whether the run answered or not: a failed run's trajectory says why.
-  if (trajectory) keep_trajectory(*trajectory, reader->turn(), options.trajectory_path);
+  if (trajectory) keep_trajectory(*trajectory, reader->turn(), options);
   if (const auto failure = run_failure(process, *reader, options)) throw Error(*failure);
   return AgentRun{reader->turn(), prompt_bytes, process.stderr_bytes, process.duration};
 }

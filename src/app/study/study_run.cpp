@@ -334,12 +334,19 @@ class StudyRun {
   }
 
   // --keep-trajectories: the attempt's channel, made empty (an earlier attempt's removed);
-  // `name` is set to it. "" without --keep-trajectories.
+  // `name` is set to it. "" without --keep-trajectories, or when the channel cannot be made (said
+  // on stderr): the attempt runs without one and its trajectoryKept is 0.
   std::string open_channel(const PlannedExecution& e, int attempt, std::string& name) const {
     if (settings_.trajectories == nullptr) return "";
     if (!name.empty()) settings_.trajectories->close_channel(name);
     name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
-    return settings_.trajectories->open_channel(name);
+    try {
+      return settings_.trajectories->open_channel(name);
+    } catch (const Error& error) {
+      std::fprintf(stderr, "strata: execution %s: no trajectory channel: %s\n", model::execution_key(e.recorded).c_str(),
+                   error.describe().c_str());
+      return "";
+    }
   }
 
   // ---- workspaces (--workspace copy|overlay) --------------------------------------------

@@ -76,6 +76,7 @@ TrajectoryKeeper::TrajectoryKeeper(const std::string& directory, const std::stri
   if (fs::exists(directory_) && !fs::is_directory(directory_)) throw Error("--keep-trajectories: not a directory", directory_);
   make_owner_only_directory(directory_);
   make_owner_only_directory(incoming_root_);
+  if (!fs::is_directory(incoming_root_)) throw Error("--keep-trajectories: the channels' place is not a directory", incoming_root_);
 }
 
 std::string TrajectoryKeeper::open_channel(const std::string& attempt) const {

@@ -40,6 +40,9 @@ struct AgentRunOptions {
   std::chrono::milliseconds kill_grace{std::chrono::seconds(5)};
   std::size_t stream_limit = std::size_t{1} << 30;  // bytes of event stream read at most
   std::string trajectory_path;  // where the run's ATIF trajectory goes (issue 45); empty: none
+  // The path is Strata's channel (STRATA_TRAJECTORY_FILE): Strata makes the file durable when it
+  // keeps it, so it is written without fsync here.
+  bool trajectory_to_channel = false;
 };
 
 struct AgentInvocation {
