@@ -584,5 +584,51 @@ PY" "Claude Code verified: the idle arm's unreliable claims are the report's fir
     "Claude Code verified: the report has the claims plot and opens with the finding"
   expect_true "[ \"\$(tree_sum '$VREPO')\" = '$VBEFORE' ]" "Claude Code verified: the repository is byte-identical after"
 fi
+# --- the agents guide as written (issue 48): Claude Code ----------------------------------------------
+# README's first study, then docs/guide/agents.md's <!-- agent-test --> blocks, in a scratch checkout
+# (build: the tested build; examples copied; tests/agents/node_modules: the pinned agents), the
+# agent's endpoint the scripted model server: the commands as a reader pastes them run, confined,
+# verified, their trajectories kept, judged and reported.
+if [ "$AGENT" = claude ]; then
+  GUIDE=$WORK/guide-checkout
+  mkdir -p "$GUIDE/tests/agents"
+  ln -s "$(dirname "$STRATA")" "$GUIDE/build"
+  cp -r "$(dirname "$0")/../../examples" "$GUIDE/examples"
+  ln -s "$(dirname "$AGENTS_BIN")" "$GUIDE/tests/agents/node_modules"
+  GUIDE_WRITE="{'name': 'Write', 'arguments': {'file_path': '$GUIDE/examples/study/repository/guide-note.txt', 'content': 'GUIDE-WRITE-MARK'}}"
+  script_file guide "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}},
+                                {'contains': 'GUIDE-WRITE-MARK', 'turn': {'text': '''$ANSWER''', 'usage': $USAGE2}}],
+                      'turns': [], 'after': {'tool_calls': [$GUIDE_WRITE], 'usage': $USAGE1}}"
+  start_server "$WORK/guide.json"
+  /usr/bin/python3 - "$(dirname "$0")/../../README.md" "<!-- first-study -->" "$WORK/guide-first.sh" \
+    "$(dirname "$0")/../../docs/guide/agents.md" "<!-- agent-test -->" "$WORK/guide-agents.sh" <<'PY'
+import re, sys
+args = sys.argv[1:]
+for source, marker, out in zip(args[0::3], args[1::3], args[2::3]):
+    blocks = re.findall(re.escape(marker) + r"\s*```sh\n(.*?)```", open(source, encoding="utf-8").read(), re.S)
+    assert blocks, f"no {marker} block in {source}"
+    open(out, "w").write("set -e\n" + "".join(blocks))
+PY
+  (cd "$GUIDE" && env -i HOME="$WORK/home" PATH=/usr/bin:/bin ANTHROPIC_API_KEY="$AGENT_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 bash "$WORK/guide-first.sh" >/dev/null 2>&1 &&
+    env -i HOME="$WORK/home" PATH=/usr/bin:/bin ANTHROPIC_API_KEY="$AGENT_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 bash "$WORK/guide-agents.sh" >"$WORK/stdout" 2>"$WORK/stderr")
+  CODE=$?
+  expect_code 0 "the agents guide's commands, as written, with Claude Code"
+  [ "$CODE" = 0 ] || sed -n 1,30p "$WORK/stderr" >&2
+  expect_true "python3 -c '
+import json, sys
+obs = json.load(open(sys.argv[1]))[\"observations\"]
+assert len(obs) == 16, len(obs)
+for o in obs:
+    m, e = o[\"measurements\"], o[\"execution\"]
+    assert e[\"status\"] == \"completed\" and e[\"tokenMethod\"] == \"provider\", e
+    assert m[\"workspaceChangedFiles\"] == 1 and m[\"trajectoryKept\"] == 1 and \"verifiedChecksTotal\" in m, m
+    assert o[\"adjudication\"][\"status\"] == \"automated\", o[\"adjudication\"]
+' '$GUIDE/out/first/claude-judged.json'" "the guide's study: 16 executions by the agent, each in its own workspace, verified, its trajectory kept, judged"
+  expect_true "grep -q '<svg' '$GUIDE/out/first/claude-report.html' && [ ! -e '$GUIDE/examples/study/repository/guide-note.txt' ]" \
+    "the guide's report is written; the example repository is untouched"
+  expect_true "! grep -rqF '$AGENT_KEY' '$GUIDE/out'" "the agent's key is in nothing the guide's commands wrote"
+fi
 stop_server
 finish

@@ -3,7 +3,7 @@
 # <!-- first-study --> and <!-- /first-study -->), then every block of the guides marked
 # <!-- guide-test --> (results, adjudicate, scale-out, cm-boundary, run: in that order, each after
 # the first study), each run by bash -e in a scratch checkout: `build` is the tested build's
-# directory, `examples` the repository's. Each block must exit 0; the first study must leave its
+# directory, `examples` a copy of the repository's. Each block must exit 0; the first study must leave its
 # ledger, judgements and report; a block that needs what no block made fails here.
 # The real-agent blocks (docs/guide/agents.md) need an agent and its key: not run here (the agents
 # tests run the same commands against the scripted model server).
@@ -14,8 +14,8 @@ ROOT=$(realpath "$2")
 CHECKOUT=$WORK/checkout
 mkdir -p "$CHECKOUT"
 ln -s "$(dirname "$STRATA")" "$CHECKOUT/build"
-ln -s "$ROOT/examples" "$CHECKOUT/examples"
-# The repository config of the example names its repository relative to the checkout.
+# Copied: the example's repository config names its repository relative to the checkout.
+cp -r "$ROOT/examples" "$CHECKOUT/examples"
 
 # extract <file> <marker> <out>: every ```sh block after a marker, joined into <out>.sh; prints how many
 extract() {
