@@ -137,8 +137,8 @@ void add_adjudicate_command(CLI::App& app, Action& action) {
   sub->add_option("--run-id", options->run_id, "Only observations of this run");
   sub->add_option("--offset", options->offset, "Skip this many selected observations first");
   sub->add_option("--limit", options->limit, "Judge at most this many observations");
-  sub->add_option("--jobs", options->jobs, "Judgements in flight at once")->check(CLI::Range(1, 4096));
-  sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000));
+  sub->add_option("--jobs", options->jobs, "Judgements in flight at once")->check(CLI::Range(1, 4096))->capture_default_str();
+  sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL")->check(CLI::Range(0, 600000))->capture_default_str();
   sub->add_flag("--force", options->force,
                 "Judge into --output even when it holds another batch's judgements (another input ledger, adjudicator "
                 "configuration or selection), replacing them");

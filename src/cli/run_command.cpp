@@ -250,16 +250,18 @@ void add_run_command(CLI::App& app, Action& action) {
   sub->add_option("--repositories", options->repositories, "Repository config (sealed JSON)");
   sub->add_option("--ledger", options->ledger, "Observation ledger to create or resume");
   sub->add_option("--round", options->round, "Round label recorded in every observation");
-  sub->add_option("--jobs", options->jobs, "Executions in flight at once")->check(CLI::Range(1, 4096));
+  sub->add_option("--jobs", options->jobs, "Executions in flight at once")->check(CLI::Range(1, 4096))->capture_default_str();
   sub->add_option("--kill-grace-ms", options->kill_grace_ms, "Grace between SIGTERM and SIGKILL for a process group")
-      ->check(CLI::Range(0, 600000));
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
   sub->add_flag("--dry-run", options->dry_run, "Run the pre-flight checks only: start nothing, write nothing");
   sub->add_flag("--accept-changed-inputs", options->accept_changed_inputs,
                 "Resume even when the configs or provider programs differ from those the run started with");
   sub->add_option("--workspace", options->workspace_mode,
                   "none (providers run in the repository itself), copy or overlay (each attempt gets a writable view of "
                   "its own)")
-      ->check(CLI::IsMember({"none", "copy", "overlay"}));
+      ->check(CLI::IsMember({"none", "copy", "overlay"}))
+      ->capture_default_str();
   sub->add_flag("--confine", options->confine,
                 "Run each provider under bubblewrap: system read-only, its workspace writable, its own /tmp, no home "
                 "and no Strata files");

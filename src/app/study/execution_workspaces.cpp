@@ -15,6 +15,7 @@
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/study/observation_builder.hpp"
+#include "strata/store/private_directory.hpp"
 #include "strata/workspace/confinement.hpp"
 #include "strata/workspace/tree_copy.hpp"
 #include "strata/workspace/workspace_patch.hpp"
@@ -25,10 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using workspace::WorkspaceMode;
 
-void make_directory(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error(std::string("cannot make the workspace: ") + std::strerror(errno), path);
-}
+void make_directory(const std::string& path) { store::make_private_directory(path, "the workspace"); }
 
 // An absolute path as the confinement compares it: normal, no trailing '/' ("/a/b/" is "/a/b").
 std::string normal_directory(const fs::path& path) {

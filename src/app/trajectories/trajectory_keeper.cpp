@@ -14,6 +14,7 @@
 #include "strata/model/study/observation_builder.hpp"
 #include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
+#include "strata/store/private_directory.hpp"
 #include "strata/workspace/tree_copy.hpp"
 
 namespace strata::app {
@@ -22,11 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kChannelFile = "trajectory.json";
-
-void make_owner_only_directory(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error(std::string("cannot make the directory: ") + std::strerror(errno), path);
-}
 
 // Is `text` an ATIF trajectory as far as a reader needs it: an object naming an ATIF v1 schema,
 // with its steps? (The adapters' own output is checked against the whole schema in the tests.)
@@ -74,15 +70,15 @@ TrajectoryKeeper::TrajectoryKeeper(const std::string& directory, const std::stri
       incoming_root_(fs::absolute(incoming_root).lexically_normal().string()),
       suffix_(std::move(suffix)) {
   if (fs::exists(directory_) && !fs::is_directory(directory_)) throw Error("--keep-trajectories: not a directory", directory_);
-  make_owner_only_directory(directory_);
-  make_owner_only_directory(incoming_root_);
+  store::make_private_directory(directory_);
+  store::make_private_directory(incoming_root_);
   if (!fs::is_directory(incoming_root_)) throw Error("--keep-trajectories: the channels' place is not a directory", incoming_root_);
 }
 
 std::string TrajectoryKeeper::open_channel(const std::string& attempt) const {
   const std::string channel = incoming_root_ + "/" + attempt;
   workspace::remove_tree(channel);
-  make_owner_only_directory(channel);
+  store::make_private_directory(channel);
   return channel;
 }
 

@@ -16,6 +16,7 @@
 #include "strata/exec/bounded_process.hpp"
 #include "strata/model/study/content_hash.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/private_directory.hpp"
 #include "strata/workspace/tree_copy.hpp"
 #include "strata/workspace/tree_digest.hpp"
 
@@ -29,10 +30,7 @@ constexpr std::size_t kSetupLogBytes = 65536;
 constexpr const char* kPartial = ".partial";
 constexpr const char* kDigest = ".digest";
 
-void make_private_directory(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error(std::string("cannot make the directory: ") + std::strerror(errno), path);
-}
+using store::make_private_directory;
 
 // An exclusive lock on <layer>.lock for as long as it lives: the other Strata process preparing
 // the same key waits here, then finds the layer made.

@@ -13,6 +13,7 @@
 #include "strata/model/json/json_writer.hpp"
 #include "strata/model/study/observation_builder.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/private_directory.hpp"
 #include "strata/workspace/tree_digest.hpp"
 
 namespace strata::app {
@@ -23,10 +24,7 @@ using model::Json;
 
 constexpr const char* kPidsCgroups = "/sys/fs/cgroup/pids";
 
-void make_private_directory(const std::string& path) {
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error(std::string("cannot make the directory: ") + std::strerror(errno), path);
-}
+using store::make_private_directory;
 
 std::string absolute(const std::string& path) { return fs::absolute(path).lexically_normal().string(); }
 
