@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "strata/error.hpp"
 #include "strata/model/json/json_document.hpp"
