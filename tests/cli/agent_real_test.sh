@@ -593,22 +593,18 @@ if [ "$AGENT" = claude ]; then
   GUIDE=$WORK/guide-checkout
   mkdir -p "$GUIDE/tests/agents"
   ln -s "$(dirname "$STRATA")" "$GUIDE/build"
-  cp -r "$(dirname "$0")/../../examples" "$GUIDE/examples"
+  GUIDE_SOURCE=$(realpath "$(dirname "$0")/../..")
+  cp -r "$GUIDE_SOURCE/examples" "$GUIDE/examples"
   ln -s "$(dirname "$AGENTS_BIN")" "$GUIDE/tests/agents/node_modules"
   GUIDE_WRITE="{'name': 'Write', 'arguments': {'file_path': '$GUIDE/examples/study/repository/guide-note.txt', 'content': 'GUIDE-WRITE-MARK'}}"
   script_file guide "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}},
                                 {'contains': 'GUIDE-WRITE-MARK', 'turn': {'text': '''$ANSWER''', 'usage': $USAGE2}}],
                       'turns': [], 'after': {'tool_calls': [$GUIDE_WRITE], 'usage': $USAGE1}}"
   start_server "$WORK/guide.json"
-  /usr/bin/python3 - "$(dirname "$0")/../../README.md" "<!-- first-study -->" "$WORK/guide-first.sh" \
-    "$(dirname "$0")/../../docs/guide/agents.md" "<!-- agent-test -->" "$WORK/guide-agents.sh" <<'PY'
-import re, sys
-args = sys.argv[1:]
-for source, marker, out in zip(args[0::3], args[1::3], args[2::3]):
-    blocks = re.findall(re.escape(marker) + r"\s*```sh\n(.*?)```", open(source, encoding="utf-8").read(), re.S)
-    assert blocks, f"no {marker} block in {source}"
-    open(out, "w").write("set -e\n" + "".join(blocks))
-PY
+  expect_true "[ \"\$(/usr/bin/python3 '$SUPPORT/doc_blocks.py' '$GUIDE_SOURCE/README.md' '<!-- first-study -->' '$WORK/guide-first.sh')\" = 1 ]" \
+    "README has its first-study block"
+  expect_true "[ \"\$(/usr/bin/python3 '$SUPPORT/doc_blocks.py' '$GUIDE_SOURCE/docs/guide/agents.md' '<!-- agent-test -->' '$WORK/guide-agents.sh')\" -gt 0 ]" \
+    "the agents guide has its tested blocks"
   (cd "$GUIDE" && env -i HOME="$WORK/home" PATH=/usr/bin:/bin ANTHROPIC_API_KEY="$AGENT_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 bash "$WORK/guide-first.sh" >/dev/null 2>&1 &&
     env -i HOME="$WORK/home" PATH=/usr/bin:/bin ANTHROPIC_API_KEY="$AGENT_KEY" ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" \

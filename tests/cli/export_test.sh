@@ -45,7 +45,8 @@ expect_code 0 "run c (odd measurement names)"
 
 # check_export <format> <export file> [run ids...]: the export against the ledger, computed here.
 cat >"$WORK/check_export.py" <<'PY'
-import csv, hashlib, io, json, re, sys
+import csv, io, json, re, sys
+from study_payloads import execution_key
 docs, ledger_path, fmt, path, *run_ids = sys.argv[1:]
 # The export's column table: the first table after the heading "## Columns".
 columns = re.findall(r"^\| `([A-Za-z]+)` \|", open(docs).read().split("\n## Columns\n", 1)[1].split("\n## ", 1)[0], re.M)
@@ -60,11 +61,6 @@ def agreement(m):
         return "no-claim"
     claim = m["acceptanceChecksPassed"] == m["acceptanceChecksTotal"] == m["verifiedChecksTotal"]
     return ("confirmed" if passed else "claimed-but-failed") if claim else ("not-claimed-but-passed" if passed else "neither")
-
-def execution_key(task):
-    """The canonical JSON of the six key fields, hashed (docs/METRICS.md, executionKey)."""
-    fields = {k: task[k] for k in ("taskId", "repositoryId", "scenarioId", "modelId", "replicate", "variantId")}
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
 
 def expected(o):
     t, e, m, a = o["task"], o["execution"], o.get("measurements", {}), o["adjudication"]

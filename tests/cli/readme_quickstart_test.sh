@@ -18,17 +18,7 @@ ln -s "$(dirname "$STRATA")" "$CHECKOUT/build"
 cp -r "$ROOT/examples" "$CHECKOUT/examples"
 
 # extract <file> <marker> <out>: every ```sh block after a marker, joined into <out>.sh; prints how many
-extract() {
-  /usr/bin/python3 - "$@" <<'PY'
-import re, sys
-path, marker, out = sys.argv[1:4]
-text = open(path, encoding="utf-8").read()
-blocks = re.findall(re.escape(marker) + r"\s*```sh\n(.*?)```", text, re.S)
-# One shell session per file, as a person pastes the blocks one after another.
-open(f"{out}.sh", "w").write("set -e\n" + "".join(blocks))
-print(len(blocks))
-PY
-}
+extract() { /usr/bin/python3 "$(dirname "$0")/../support/doc_blocks.py" "$1" "$2" "$3.sh"; }
 run_block() {  # run_block <script> <name>
   (cd "$CHECKOUT" && env -u CM_WORKFLOW_LOG_HOME bash "$1") >"$WORK/stdout" 2>"$WORK/stderr"
   CODE=$?

@@ -74,16 +74,14 @@ traj_run() {
 # keys.py <ledger> [journal]: the execution key of every recorded observation, one a line (the
 # ledger's, then the journal's complete lines).
 cat >"$WORK/keys.py" <<'PY'
-import hashlib, json, os, sys
-def key(task):
-    fields = {k: task[k] for k in ("taskId", "repositoryId", "scenarioId", "modelId", "replicate", "variantId")}
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+import json, os, sys
+from study_payloads import execution_key
 observations = json.load(open(sys.argv[1]))["observations"] if os.path.exists(sys.argv[1]) else []
 if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
     data = open(sys.argv[2], "rb").read()
     for line in data.split(b"\n")[:-1]:
         observations.append(json.loads(line))
-for o in observations: print(key(o["task"]))
+for o in observations: print(execution_key(o["task"]))
 PY
 
 # --- a run keeping its trajectories --------------------------------------------------------------

@@ -4,6 +4,7 @@ Imported by the inline Python of tests/cli/*.sh (tests/cli/lib.sh puts this fold
 PYTHONPATH) and scripts/bench/run.sh, so that the 128-task suite, the repository config and the
 six provider entries are made one way everywhere.
 """
+import hashlib
 import json
 import os
 
@@ -73,3 +74,10 @@ def grown_pairwise_study(fix, max_runtime_ms, repositories=32):
                         "scenarioIds": ["repository-only", "deterministic-doc-bridge"]}
     plan["budget"] = {"maxTokens": 400000, "maxRuntimeMs": max_runtime_ms, "maxOutputBytes": 256000, "maxAttempts": 1}
     return suite, plan, ids
+
+
+def execution_key(task):
+    """An observation's execution key (docs/METRICS.md, executionKey): SHA-256 of the canonical JSON
+    of its task's six key fields, as Strata names its trajectory, patch and verifier output."""
+    fields = {k: task[k] for k in ("taskId", "repositoryId", "scenarioId", "modelId", "replicate", "variantId")}
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()

@@ -233,6 +233,12 @@ class StudyRun {
     return budget_.limited() ? line + budget_progress(budget_) : line;
   }
 
+  // An attempt's name: its DOC_BRIDGE_STUDY_SESSION_ID, and the name of its workspace and of its
+  // trajectory channel.
+  std::string attempt_name(const PlannedExecution& e, int attempt) const {
+    return model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+  }
+
   // `channel`: the attempt's trajectory channel, or "" (--keep-trajectories not given).
   exec::ProcessSpec process_spec(const PlannedExecution& e, int attempt, const std::string& channel) const {
     const Json& provider = *e.provider;
@@ -240,7 +246,7 @@ class StudyRun {
     exec::ProcessSpec spec;
     spec.program = e.command_path;
     for (const auto& arg : provider["args"]) spec.args.push_back(str(arg));
-    spec.env = child_environment(provider, model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt));
+    spec.env = child_environment(provider, attempt_name(e, attempt));
     if (!channel.empty()) {  // set by Strata, whatever the allowlist says; a confined provider sees it in its /tmp
       const bool confined = settings_.workspaces != nullptr && settings_.workspaces->settings().confine;
       spec.env.push_back(std::string(kTrajectoryVariable) + "=" + TrajectoryKeeper::file_in(confined ? kConfinedTrajectoryChannel : channel));
@@ -339,7 +345,7 @@ class StudyRun {
   std::string open_channel(const PlannedExecution& e, int attempt, std::string& name) const {
     if (settings_.trajectories == nullptr) return "";
     if (!name.empty()) settings_.trajectories->close_channel(name);
-    name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+    name = attempt_name(e, attempt);
     try {
       return settings_.trajectories->open_channel(name);
     } catch (const Error& error) {
@@ -360,7 +366,7 @@ class StudyRun {
   asio::awaitable<model::AttemptRecord> attempt_in_workspace(const PlannedExecution& e, int attempt,
                                                              std::optional<AttemptWorkspace>& made, std::string channel) {
     const ExecutionWorkspaces& workspaces = *settings_.workspaces;
-    const std::string name = model::session_id(run_id_, e.recorded) + "-" + std::to_string(attempt);
+    const std::string name = attempt_name(e, attempt);
     std::string failure;
     const std::function<void()> make = [&] {
       try {
