@@ -190,7 +190,9 @@ ledger, directory, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 final = len(sys.argv) > 4
 keys = subprocess.run(["python3", os.path.dirname(sys.argv[0]) + "/keys.py", ledger, ledger + ".journal"],
                       check=True, capture_output=True, text=True).stdout.split()
-kept = [f[: -len(".trajectory.json")] for f in os.listdir(directory) if f.endswith(".trajectory.json")]
+# A run killed before it made the directory has kept nothing (and recorded nothing).
+kept = [f[: -len(".trajectory.json")] for f in (os.listdir(directory) if os.path.isdir(directory) else [])
+        if f.endswith(".trajectory.json")]
 problems = []
 if len(keys) != len(set(keys)): problems.append("an execution recorded twice")
 for k in keys:
