@@ -1,6 +1,6 @@
-// strata provider codex|claude|gemini|opencode [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
+// strata provider codex|claude|gemini|opencode|qwen [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
 //   [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
-// strata provider judge codex|claude|gemini|opencode [the same, without the doc-bridge query]
+// strata provider judge codex|claude|gemini|opencode|qwen [the same, without the doc-bridge query]
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
@@ -129,12 +129,14 @@ void add_provider_command(CLI::App& app, Action& action) {
   add_provider_flavour(provider_command, action, AgentCli::claude, "Claude Code in print mode (claude -p --output-format stream-json), read-only");
   add_provider_flavour(provider_command, action, AgentCli::gemini, "Gemini CLI headless (gemini -p --output-format stream-json), read-only");
   add_provider_flavour(provider_command, action, AgentCli::opencode, "OpenCode (opencode run --format json), its writing tools denied");
+  add_provider_flavour(provider_command, action, AgentCli::qwen, "Qwen Code headless (qwen --output-format stream-json), plan mode, read-only");
   auto* judge_command = provider_command->add_subcommand("judge", "A coding agent as the independent adjudicator (study-v1 §4.2-4.3)");
   judge_command->require_subcommand(1);
   add_judge_flavour(judge_command, action, AgentCli::codex);
   add_judge_flavour(judge_command, action, AgentCli::claude);
   add_judge_flavour(judge_command, action, AgentCli::gemini);
   add_judge_flavour(judge_command, action, AgentCli::opencode);
+  add_judge_flavour(judge_command, action, AgentCli::qwen);
 }
 
 }  // namespace strata::cli

@@ -18,7 +18,7 @@
 #   - the judge: the judgement and its tokens;
 #   - one `strata run` of the example study with the agent as every provider and one `strata
 #     adjudicate` with it as the judge: both ledgers verify and the report renders.
-# Usage: agent_real_test.sh <strata binary> <fixtures dir> <codex|claude|gemini|opencode>
+# Usage: agent_real_test.sh <strata binary> <fixtures dir> <codex|claude|gemini|opencode|qwen>
 STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 AGENT=$3
@@ -94,6 +94,9 @@ elif agent == "gemini": # promptTokenCount includes cached; candidates leave out
     want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
     want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens"),
                          "observedDeniedToolUseCount": 0}
+elif agent == "qwen":   # chat completions, as Qwen Code reports them: input with the cached, output with the reasoning (no count of its own)
+    want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "observedAvailableToolCount": 4, "observedDeniedToolUseCount": 0}
 else:                   # chat completions: prompt includes cached, completion includes reasoning
     want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
     want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens"),
@@ -106,6 +109,7 @@ problems += [f"measurements.{k}: got {m.get(k)!r}, expected {v!r}" for k, v in {
 if "firstEvidenceLatencyMs" in got: problems.append("an explicit null latency must be left out (not observed)")
 if agent == "claude" and not (isinstance(m.get("agentReportedCostUsd"), float) and m["agentReportedCostUsd"] > 0): problems.append("agentReportedCostUsd")
 if "agentCostUsd" in m: problems.append("agentCostUsd without pricing (the CLI's own figure is agentReportedCostUsd)")
+if agent == "qwen" and "cacheCreationInputTokens" in m: problems.append("cacheCreationInputTokens, which Qwen Code's stream does not report")
 prompt = open(sys.argv[4]).read()
 if m.get("observedToolEventCount", 0) < 1 or m.get("timeToFirstToolEventMs") is None: problems.append("tool telemetry")
 if not m.get("observedProviderInputBytes", 0) >= len(prompt): problems.append("observedProviderInputBytes")
@@ -113,7 +117,7 @@ if not m.get("observedProviderInputBytes", 0) >= len(prompt): problems.append("o
 bodies = [json.dumps(json.loads(l).get("body")) for l in open(sys.argv[3]) if '"method"' in l]
 if not any("SENTINEL-OBJECTIVE" in b and "firstEvidenceLatencyMs" in b and "evidenceQuality" in b for b in bodies):
     problems.append("no model request holds the task and the output schema")
-if agent == "gemini" and any("Content from referenced files" in b for b in bodies): problems.append("@main.cpp was expanded")
+if agent in ("gemini", "qwen") and any("Content from referenced files" in b for b in bodies): problems.append("@main.cpp was expanded")
 print("\n".join(problems))
 sys.exit(1 if problems else 0)
 PY
@@ -142,6 +146,7 @@ case $AGENT in
   claude) expect_true "[ '$OFFERED' = 'Bash Read StructuredOutput' ]" "claude: Bash and Read only, and the answer's tool (offered: $OFFERED)" ;;
   gemini) expect_true "[ '$OFFERED' = 'glob grep_search list_directory read_file update_topic' ]" "gemini: reading tools only (offered: $OFFERED)" ;;
   opencode) expect_true "[ '$OFFERED' = 'glob grep read' ]" "opencode: reading tools only (offered: $OFFERED)" ;;
+  qwen) expect_true "[ '$OFFERED' = 'glob grep_search list_directory read_file structured_output' ]" "qwen: reading tools only, and the answer's tool (offered: $OFFERED)" ;;
 esac
 if [ "$AGENT" = claude ]; then  # the provider config's arguments turn sub-agents and the web on
   start_server "$WORK/normal.json"
@@ -183,15 +188,17 @@ PY
   no_leak "claude, a foreground sub-agent"
 fi
 
-if [ "$AGENT" = gemini ] || [ "$AGENT" = opencode ]; then
-  # Issue 36: sub-agents. The main loop starts one (Gemini CLI's invoke_agent, OpenCode's task); every
+if [ "$AGENT" = gemini ] || [ "$AGENT" = opencode ] || [ "$AGENT" = qwen ]; then
+  # Issue 36: sub-agents. The main loop starts one (Gemini CLI's invoke_agent, OpenCode's task, Qwen Code's agent); every
   # model call the server answers costs 100 input and 1 output tokens, so the calls made are counted
   # from the server's own turn log. Gemini CLI's result counts the sub-agent's calls: the tokens are
-  # every call's. OpenCode's stream leaves the sub-agent's session out: the tokens are fewer, and
+  # every call's, and so does Qwen Code's (its sub-agent runs in the background; the run waits
+  # for it). OpenCode's stream leaves the sub-agent's session out: the tokens are fewer, and
   # the response says so (observedSubagentTokensUnreported).
   case $AGENT in
     gemini) SUBAGENT_CALL="{'name': 'invoke_agent', 'arguments': {'agent_name': 'codebase_investigator', 'prompt': 'Find the entry point file.'}}" ;;
     opencode) SUBAGENT_CALL="{'name': 'task', 'arguments': {'description': 'find the entry', 'prompt': 'Find the entry point file.', 'subagent_type': 'general'}}" ;;
+    qwen) SUBAGENT_CALL="{'name': 'agent', 'arguments': {'description': 'find the entry', 'prompt': 'Find the entry point file.', 'subagent_type': 'general-purpose'}}" ;;
   esac
   U="{'input_tokens': 100, 'output_tokens': 1}"
   script_file subagent "{'turns': [{'tool_calls': [$SUBAGENT_CALL], 'usage': $U}, {'text': 'main.cpp holds main', 'usage': $U}],
@@ -206,7 +213,7 @@ m = r["measurements"]
 calls = sum(1 for line in open(sys.argv[3]) if '"turn"' in line and not json.loads(line).get("side"))
 problems = []
 if m.get("observedSubagentRuns") != 1: problems.append(f"observedSubagentRuns {m.get('observedSubagentRuns')}")
-if agent == "gemini":
+if agent in ("gemini", "qwen"):
     if (r.get("inputTokens"), r.get("outputTokens")) != (100 * calls, calls): problems.append(f"tokens {r.get('inputTokens')}/{r.get('outputTokens')}, {calls} calls")
     if "observedSubagentTokensUnreported" in m: problems.append("said unreported")
 else:
@@ -403,6 +410,7 @@ case $AGENT in
   claude) STUDY_WRITE="{'name': 'Write', 'arguments': {'file_path': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
   gemini) STUDY_WRITE="{'name': 'write_file', 'arguments': {'file_path': 'study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
   opencode) STUDY_WRITE="{'name': 'write', 'arguments': {'filePath': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
+  qwen) STUDY_WRITE="{'name': 'write_file', 'arguments': {'file_path': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
 esac
 script_file study "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}},
                               {'contains': 'STUDY-WRITE-MARK', 'turn': {'text': '''$ANSWER''', 'usage': $USAGE2}}],

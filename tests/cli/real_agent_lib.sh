@@ -2,7 +2,7 @@
 # CLIs of tests/agents (scripts/setup.sh --agents), the scripted model server of
 # tests/support/model_server.py on a free loopback port, and per agent the environment and the
 # agent arguments that point it at that server, with HOME and every state directory in $WORK.
-# Source after lib.sh with AGENT set (codex, claude, gemini or opencode).
+# Source after lib.sh with AGENT set (codex, claude, gemini, opencode or qwen).
 SUPPORT=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../support")
 AGENTS_BIN=${STRATA_AGENTS_BIN:-$(realpath "$(dirname "${BASH_SOURCE[0]}")/../agents")/node_modules/.bin}
 if [ ! -x "$AGENTS_BIN/$AGENT" ]; then
@@ -74,6 +74,14 @@ agent_setup() {
         OPENCODE_CONFIG_CONTENT="{\"provider\":{\"scripted\":{\"npm\":\"@ai-sdk/openai-compatible\",\"options\":{\"baseURL\":\"http://127.0.0.1:$PORT/v1\",\"apiKey\":\"$AGENT_KEY\"},\"models\":{\"m1\":{\"name\":\"m1\"}}}},\"small_model\":\"scripted/m1\"}")
       AGENT_ARGS=()
       AGENT_MODEL=scripted/m1 ;;
+    qwen)
+      # The auth type is the provider config's agent argument (or the user's settings): headless,
+      # the CLI refuses to pick one. Usage statistics off, as a study's user would set them.
+      mkdir -p "$home/.qwen"
+      echo '{"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}' >"$home/.qwen/settings.json"
+      AGENT_ENV+=(OPENAI_API_KEY="$AGENT_KEY" OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" NO_COLOR=1)
+      AGENT_ARGS=(--auth-type openai)
+      AGENT_MODEL=m1 ;;
   esac
 }
 
@@ -84,6 +92,7 @@ read_call() {  # read_call <file>: a python dict literal
     claude) echo "{'name': 'Read', 'arguments': {'file_path': '$1'}}" ;;
     gemini) echo "{'name': 'read_file', 'arguments': {'file_path': '$1'}}" ;;
     opencode) echo "{'name': 'read', 'arguments': {'filePath': '$1'}}" ;;
+    qwen) echo "{'name': 'read_file', 'arguments': {'file_path': '$REPO/$1'}}" ;;  # an absolute path, or refused
   esac
 }
 write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell command that writes: a python list literal
@@ -100,6 +109,9 @@ write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell
     opencode) echo "[{'name': 'edit', 'arguments': {'filePath': '$REPO/main.cpp', 'oldString': 'return 0', 'newString': 'return 1'}},
                      {'name': 'write', 'arguments': {'filePath': '$REPO/new.txt', 'content': 'new file'}},
                      {'name': 'bash', 'arguments': {'command': 'echo x > f; touch g', 'description': 'write'}}]" ;;
+    qwen) echo "[{'name': 'edit', 'arguments': {'file_path': '$REPO/main.cpp', 'old_string': 'return 0', 'new_string': 'return 1'}},
+                 {'name': 'write_file', 'arguments': {'file_path': '$REPO/new.txt', 'content': 'new file'}},
+                 {'name': 'run_shell_command', 'arguments': {'command': 'echo x > f; touch g', 'description': 'write'}}]" ;;
   esac
 }
 

@@ -21,6 +21,12 @@ Routes (matched at the end of the path, so any base URL prefix works, e.g. /v1/.
         /v1/models routes, which also carry OpenAI's keys, answer first. OpenCode 1.18.33
         never calls it.)
 
+structured_output. With --json-schema, Qwen Code offers a tool "structured_output" whose
+arguments are the answer, and ends its run on the first valid call. As model_server_anthropic
+does for Claude Code's StructuredOutput, a TURN {"text": X} is delivered as a call of
+structured_output with X's object as arguments when the request offers that tool and X parses
+as a JSON object; {"text": X, "plain": true} forces plain text.
+
 Failures go through ctx.handle_fail with an OpenAI error body
 ({"error": {"message", "type", "param", "code"}}).
 """
@@ -29,6 +35,7 @@ import re
 import time
 
 PROTOCOL = "chat"
+STRUCTURED = "structured_output"
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
                 403: "permission_error", 404: "not_found_error",
@@ -128,6 +135,20 @@ def json_turn(ctx, req, turn, model):
         "usage": usage_object(ctx.usage_of(turn))})
 
 
+def as_structured_output(turn, body):
+    """The turn, its JSON-object text as a structured_output call when the request offers it."""
+    offered = {(t.get("function") or {}).get("name") for t in (body.get("tools") or []) if isinstance(t, dict)}
+    if STRUCTURED not in offered or turn.get("tool_calls") or turn.get("plain") or "fail" in turn:
+        return turn
+    try:
+        answer = json.loads(turn.get("text", ""))
+    except ValueError:
+        return turn
+    if not isinstance(answer, dict):
+        return turn
+    return dict({k: v for k, v in turn.items() if k != "text"}, tool_calls=[{"name": STRUCTURED, "arguments": answer}])
+
+
 def chat_completions(ctx, req):
     body = req.json if isinstance(req.json, dict) else {}
     model = body.get("model") or "scripted"
@@ -141,6 +162,7 @@ def chat_completions(ctx, req):
         turn = ctx.next_turn(PROTOCOL, req)
         if ctx.handle_fail(req, turn, error_body(turn.get("fail"))):
             return
+    turn = as_structured_output(turn, body)
     if body.get("stream"):
         fail = turn.get("fail") or {}
         stream_turn(ctx, req, turn, model, int(fail.get("cut_after_events", 0)))

@@ -12,6 +12,7 @@
 #include "strata/model/agents/codex_stream.hpp"
 #include "strata/model/agents/gemini_stream.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
+#include "strata/model/agents/qwen_stream.hpp"
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
@@ -106,6 +107,31 @@ TEST_CASE("a background task's turn is marked, and nothing after the run's resul
       if (call["function_name"] == "StructuredOutput") answers.emplace_back(call["arguments"]["answer"], step["extra"].value("turn", 1));
   CHECK(answers == std::vector<std::pair<std::string, int>>{{"x", 1}, {"z", 2}});
   CHECK(t.dump().find("LATE") == std::string::npos);
+}
+
+TEST_CASE("Qwen Code's stream as ATIF: the read, the refused write, per-step tokens with the cache inside", "[trajectory]") {
+  const auto lines = strata::test::captured_stream("qwen-0.24.4-read-and-refused-write.jsonl");
+  ClaudeStreamReader reader(qwen_code_dialect());
+  ClaudeTrajectory normaliser("PROMPT-TEXT", {}, {}, qwen_code_dialect());
+  double at = 0;
+  for (const auto& line : lines) {
+    reader.add_line(line, at += 10);
+    normaliser.add_line(line, at);
+  }
+  const Json t = normaliser.finish(reader.turn());
+  CHECK(atif_problems(t).empty());
+  CHECK(t["agent"]["name"] == "qwen-code");
+  CHECK(t["agent"]["version"] == "0.24.4");
+  const Json& steps = t["steps"];
+  REQUIRE(steps.size() == 3);  // the prompt, the read and the write, the answer
+  CHECK(steps[1]["tool_calls"].size() == 2);
+  CHECK(steps[1]["observation"]["results"][0]["content"] == "int main() { return 0; }\n");
+  CHECK(steps[1]["observation"]["results"][1]["content"].get<std::string>().find("declined") != std::string::npos);
+  CHECK(steps[1]["metrics"]["prompt_tokens"] == 1000);  // the cache reads are inside it, not added
+  CHECK(steps[1]["metrics"]["cached_tokens"] == 200);
+  CHECK(steps[2]["tool_calls"][0]["function_name"] == "structured_output");
+  CHECK(t["final_metrics"]["total_prompt_tokens"] == 2200);
+  CHECK(t["final_metrics"]["total_completion_tokens"] == 60);
 }
 
 TEST_CASE("Codex's stream as ATIF: the command, its output and exit code, the answer", "[trajectory]") {

@@ -9,6 +9,7 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
+#include "strata/model/agents/qwen_stream.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
@@ -65,22 +66,28 @@ AgentInvocation claude(const AgentRunOptions& options, const std::string& prompt
   return run;  // no prompt argument: print mode reads it from stdin
 }
 
+// Every '@' becomes \u0040, the same JSON: Gemini CLI and Qwen Code expand "@path" in a prompt
+// into the file's content.
+std::string without_file_references(const std::string& prompt) {
+  std::string escaped;
+  for (const char c : prompt) {
+    if (c == '@') escaped += "\\u0040";
+    else escaped += c;
+  }
+  return escaped;
+}
+
 // gemini -p "": headless, the prompt on stdin (the -p text, empty, is appended to it). In
 // headless mode with the default approval mode the CLI does not even register the tools that
 // would need asking (write_file, replace, run_shell_command): that is its read-only setting. A
 // policy file (the side file; --policy) denies them besides, and every tool that reaches beyond
 // the repository: a denied tool is not offered to the model. (A system settings file would do
 // the same, but the CLI skips one whose directories others may write to, as TMPDIR's are.)
-// Every '@' becomes \u0040, the same JSON: the CLI expands "@path" in a prompt into the file's
-// content.
 AgentInvocation gemini(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
                        const std::string& policy_path) {
-  std::string escaped;
-  for (const char c : with_answer_instruction(prompt, schema_text)) {
-    if (c == '@') escaped += "\\u0040";
-    else escaped += c;
-  }
-  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust", "--policy", policy_path}, {}, escaped};
+  AgentInvocation run{{"-p", "", "--output-format", "stream-json", "--skip-trust", "--policy", policy_path},
+                      {},
+                      without_file_references(with_answer_instruction(prompt, schema_text))};
   if (options.tools.writes) append(run.args, {"--approval-mode", "auto_edit"});  // registers and allows the edit tools
   if (!options.model.empty()) append(run.args, {"--model", options.model});
   append(run.args, options.extra_args);
@@ -128,6 +135,35 @@ AgentInvocation opencode(const AgentRunOptions& options, const std::string& prom
   return run;  // no message argument: run reads it from stdin
 }
 
+// qwen, the prompt on stdin: --core-tools names the built-in tools offered (reading; the edit tools
+// with --allow-writes, the web tools with --allow-web), --exclude-tools removes the tools that
+// are not core tools and would write, reach out or outlive the run (worktrees, memory, goals,
+// schedules, skills, the tool-search bridge that calls tools by name), and the shell in every
+// mode. --approval-mode plan refuses every tool that modifies anything besides; auto-edit lets the
+// edit tools through. A sub-agent (the agent tool) needs --allowed-tools: non-interactive, the CLI
+// would ask and decline. --json-schema makes the answer a call of structured_output, checked by
+// the CLI, and --no-chat-recording keeps the session out of the agent's home.
+AgentInvocation qwen(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
+  std::string core = "read_file,glob,grep_search,list_directory";
+  std::string excluded = "run_shell_command,notebook_edit,skill,tool_search,tool_call,list_agents,send_message,enter_worktree,exit_worktree,"
+                         "record_artifact,report_findings,get_goal,update_goal,task_stop,save_memory,todo_write,cron_create,cron_list,"
+                         "cron_delete,loop_wakeup,zoom_image,read_mcp_resource,ask_user_question";
+  if (options.tools.writes) core += ",edit,write_file";
+  else excluded += ",edit,write_file";
+  if (options.tools.web) core += ",web_fetch,web_search";
+  else excluded += ",web_fetch,web_search";
+  if (!options.tools.subagents) excluded += ",agent";
+  AgentInvocation run{{"--output-format", "stream-json", "--approval-mode", options.tools.writes ? "auto-edit" : "plan", "--no-chat-recording",
+                       "--core-tools", core, "--exclude-tools", excluded},
+                      {},
+                      without_file_references(prompt)};
+  if (options.tools.subagents) append(run.args, {"--allowed-tools", "agent"});
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, {"--json-schema", schema_text});
+  append(run.args, options.extra_args);
+  return run;  // no prompt argument: the CLI reads it from stdin
+}
+
 }  // namespace
 
 const char* agent_cli_name(AgentCli cli) {
@@ -136,6 +172,7 @@ const char* agent_cli_name(AgentCli cli) {
     case AgentCli::claude: return "claude";
     case AgentCli::gemini: return "gemini";
     case AgentCli::opencode: return "opencode";
+    case AgentCli::qwen: return "qwen";
   }
   return "?";
 }
@@ -153,6 +190,7 @@ AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, c
     case AgentCli::claude: return claude(options, prompt, schema_text);
     case AgentCli::gemini: return gemini(options, prompt, schema_text, side_file);
     case AgentCli::opencode: return opencode(options, prompt, schema_text);
+    case AgentCli::qwen: return qwen(options, prompt, schema_text);
   }
   return {};
 }
@@ -175,6 +213,11 @@ std::string agent_invocation_summary(AgentCli cli) {
       return "Runs opencode run --format json [--model M] [agent args] with OPENCODE_CONFIG_CONTENT denying edit, bash, web,\n"
              "task and every other tool that writes (over the provider's own), project config off, the schema in the prompt\n"
              "(with --allow-writes: edit allowed)";
+    case AgentCli::qwen:
+      return "Runs qwen --output-format stream-json --approval-mode plan --no-chat-recording --core-tools read_file,glob,grep_search,\n"
+             "list_directory --exclude-tools <the shell, the edit tools and every tool that writes or reaches out> [--model M]\n"
+             "--json-schema <schema> [agent args] (with --allow-writes: --approval-mode auto-edit, edit and write_file offered;\n"
+             "--allow-subagents: the agent tool allowed; --allow-web: web_fetch and web_search)";
   }
   return {};
 }
@@ -185,6 +228,7 @@ std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
     case AgentCli::claude: return std::make_unique<model::ClaudeStreamReader>();
     case AgentCli::gemini: return std::make_unique<model::GeminiStreamReader>();
     case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
+    case AgentCli::qwen: return std::make_unique<model::ClaudeStreamReader>(model::qwen_code_dialect());
   }
   return nullptr;
 }
@@ -196,6 +240,7 @@ std::unique_ptr<model::TrajectoryNormaliser> agent_trajectory(AgentCli cli, cons
     case AgentCli::claude: return std::make_unique<model::ClaudeTrajectory>(prompt, bounds, std::move(secrets));
     case AgentCli::gemini: return std::make_unique<model::GeminiTrajectory>(bounds, std::move(secrets));
     case AgentCli::opencode: return std::make_unique<model::OpenCodeTrajectory>(prompt, bounds, std::move(secrets));
+    case AgentCli::qwen: return std::make_unique<model::ClaudeTrajectory>(prompt, bounds, std::move(secrets), model::qwen_code_dialect());
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 #include "strata/model/agents/claude_stream.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "strata/error.hpp"
 #include "strata/model/agents/stream_event.hpp"
@@ -10,10 +11,6 @@
 
 namespace strata::model {
 namespace {
-
-// With --json-schema the CLI adds this tool: the model calls it with its answer. It is how the
-// answer is delivered, not the agent using a tool, so it is not counted as a tool call.
-constexpr const char* kStructuredOutputTool = "StructuredOutput";
 
 const Json* content_blocks(const Json& event) {
   const auto message = event.find("message");
@@ -48,14 +45,18 @@ std::string subtype_of(const Json& event) {
   return identifier ? text : "unknown";
 }
 
-// One Anthropic usage object in Strata's terms: input counts the uncached input, the cache reads
-// and the cache writes; cached is the reads. No input count when the uncached input is missing.
-AgentTurn::Usage anthropic_usage(const Json& usage, const char* input, const char* read, const char* written, const char* output) {
+// One usage object in Strata's terms: input counts the uncached input, the cache reads and the
+// cache writes; cached is the reads. No input count when the input is missing. Anthropic's input
+// count leaves the cache out (it is added); Qwen Code's holds it.
+AgentTurn::Usage stream_usage(const Json& usage, const char* input, const char* read, const char* written, const char* output,
+                              bool input_includes_cache = false) {
   AgentTurn::Usage out;
   out.cached_input_tokens = event_count(usage, read).value_or(0);
-  out.cache_creation_input_tokens = event_count(usage, written).value_or(0);
-  if (const auto uncached = event_count(usage, input))
-    out.input_tokens = *uncached + *out.cached_input_tokens + *out.cache_creation_input_tokens;
+  // Qwen Code's usage names no cache writes: then none is reported, rather than a count of 0.
+  const auto written_count = event_count(usage, written);
+  out.cache_creation_input_tokens = input_includes_cache ? written_count : written_count.value_or(0);
+  if (const auto input_count = event_count(usage, input))
+    out.input_tokens = input_includes_cache ? *input_count : *input_count + *out.cached_input_tokens + *out.cache_creation_input_tokens;
   out.output_tokens = event_count(usage, output);
   return out;
 }
@@ -67,7 +68,7 @@ std::optional<AgentTurn::Usage> all_models_usage(const Json& model_usage) {
   AgentTurn::Usage sum{0.0, 0.0, 0.0, 0.0};
   for (const auto& [model, usage] : model_usage.items()) {
     if (!usage.is_object()) return std::nullopt;
-    const auto one = anthropic_usage(usage, "inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens");
+    const auto one = stream_usage(usage, "inputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "outputTokens");
     if (!one.input_tokens || !one.output_tokens) return std::nullopt;
     *sum.input_tokens += *one.input_tokens;
     *sum.cached_input_tokens += *one.cached_input_tokens;
@@ -78,6 +79,14 @@ std::optional<AgentTurn::Usage> all_models_usage(const Json& model_usage) {
 }
 
 }  // namespace
+
+// With --json-schema Claude Code adds the StructuredOutput tool: the model calls it with its
+// answer. It is how the answer is delivered, not the agent using a tool: not a tool call.
+const ClaudeStreamDialect& claude_code_dialect() {
+  static const ClaudeStreamDialect dialect{"claude-code", "claude_code_version", "StructuredOutput", "structured_output", {"Agent", "Task"},
+                                           false, false};
+  return dialect;
+}
 
 void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
   if (!count_line(line)) return;
@@ -105,7 +114,7 @@ void ClaudeStreamReader::add_line(std::string_view line, double at_ms) {
 void ClaudeStreamReader::system_message(const Json& event) {
   if (subtype_of(event) != "init" || !event.contains("tools") || !event["tools"].is_array()) return;
   std::size_t tools = 0;
-  for (const Json& tool : event["tools"]) tools += !(tool.is_string() && str(tool) == kStructuredOutputTool);
+  for (const Json& tool : event["tools"]) tools += !(tool.is_string() && str(tool) == dialect_.structured_output_tool);
   turn_.available_tools = tools;
 }
 
@@ -120,14 +129,17 @@ void ClaudeStreamReader::assistant_message(const Json& event, double at_ms) {
       turn_.agent_message_bytes += text_bytes(block, "text");
     } else if (is_block(block, "tool_use") && block.contains("id") && block["id"].is_string()) {
       const std::size_t input_bytes = block.contains("input") ? compact_json(block["input"]).size() : 0;
-      if (block.contains("name") && block["name"] == kStructuredOutputTool) {
+      const std::string name = block.contains("name") && block["name"].is_string() ? str(block["name"]) : std::string();
+      if (name == dialect_.structured_output_tool) {
         turn_.agent_message_bytes += input_bytes;
         continue;
       }
       ++turn_.tool_events;
       if (!turn_.first_tool_event_ms) turn_.first_tool_event_ms = at_ms;
-      // A sub-agent the main loop starts (2.1.328 names the tool Agent, earlier versions Task).
-      if (main_loop && block.contains("name") && (block["name"] == "Agent" || block["name"] == "Task")) ++turn_.subagent_runs;
+      // A sub-agent the main loop starts (Claude Code 2.1.328 names the tool Agent, earlier
+      // versions Task; Qwen Code agent).
+      const auto& subagent_tools = dialect_.subagent_tools;
+      if (main_loop && std::find(subagent_tools.begin(), subagent_tools.end(), name) != subagent_tools.end()) ++turn_.subagent_runs;
       open_tool_uses_[str(block["id"])] = input_bytes;
     }
   }
@@ -161,25 +173,35 @@ void ClaudeStreamReader::result(const Json& event) {
     return;
   }
   turn_.completed = true;
-  if (event.contains("structured_output") && event["structured_output"].is_object())
-    turn_.final_message = compact_json(event["structured_output"]);
+  if (event.contains(dialect_.structured_answer_field) && event[dialect_.structured_answer_field].is_object())
+    turn_.final_message = compact_json(event[dialect_.structured_answer_field]);
   else if (event.contains("result") && event["result"].is_string())
     turn_.final_message = str(event["result"]);
-  // `usage` is the main loop's own calls; `modelUsage` every call of the run per model, the
-  // sub-agents' included (measured with 2.1.328: a foreground sub-agent's two calls are in
-  // modelUsage and total_cost_usd, not in usage). Strata's counts are every call; the main loop's
-  // are kept apart.
+  // Claude Code: `usage` is the main loop's own calls; `modelUsage` every call of the run per
+  // model, the sub-agents' included (measured with 2.1.328: a foreground sub-agent's two calls are
+  // in modelUsage and total_cost_usd, not in usage). Strata's counts are every call; the main
+  // loop's are kept apart. Qwen Code: `usage` is every call, its sub-agents' included (measured
+  // with 0.24.4), and it has no modelUsage.
   const Json& usage = object_member(event, "usage");
-  if (!usage.empty()) turn_.main_loop = anthropic_usage(usage, "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens");
-  std::optional<AgentTurn::Usage> all = all_models_usage(object_member(event, "modelUsage"));
-  if (!all) {
-    all = turn_.main_loop;
-    // Without modelUsage the sub-agents' calls are not in the counts: said, never silently left out.
-    turn_.subagent_usage_unreported = turn_.subagent_runs > 0;
+  std::optional<AgentTurn::Usage> from_usage;
+  if (!usage.empty())
+    from_usage = stream_usage(usage, "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens",
+                              dialect_.input_includes_cache);
+  std::optional<AgentTurn::Usage> all;
+  if (dialect_.usage_is_every_call) {
+    all = from_usage;
+  } else {
+    turn_.main_loop = from_usage;
+    all = all_models_usage(object_member(event, "modelUsage"));
+    if (!all) {
+      all = turn_.main_loop;
+      // Without modelUsage the sub-agents' calls are not in the counts: said, never silently left out.
+      turn_.subagent_usage_unreported = turn_.subagent_runs > 0;
+    }
   }
   if (all) {
-    // input_tokens excludes what was read from and written to the prompt cache: Strata's input
-    // count is all three, with the cache reads as its cached part (docs/PROVIDERS.md).
+    // Strata's input count is the uncached input, the cache reads and the cache writes, with the
+    // cache reads as its cached part (docs/PROVIDERS.md).
     turn_.input_tokens = all->input_tokens;
     turn_.cached_input_tokens = all->cached_input_tokens;
     turn_.cache_creation_input_tokens = all->cache_creation_input_tokens;

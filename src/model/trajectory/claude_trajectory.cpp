@@ -19,8 +19,9 @@ std::string result_text(const Json& content) {
 
 }  // namespace
 
-ClaudeTrajectory::ClaudeTrajectory(std::string_view prompt, TrajectoryBounds bounds, std::vector<std::string> secrets)
-    : trajectory_("claude-code", bounds, std::move(secrets)) {
+ClaudeTrajectory::ClaudeTrajectory(std::string_view prompt, TrajectoryBounds bounds, std::vector<std::string> secrets,
+                                   const ClaudeStreamDialect& dialect)
+    : dialect_(dialect), trajectory_(dialect.agent_name, bounds, std::move(secrets)) {
   trajectory_.add_step("user", prompt, 0);
 }
 
@@ -32,7 +33,7 @@ void ClaudeTrajectory::add_line(std::string_view line, double at_ms) {
   const std::string& type = event_text(event, "type");
   if (type == "system" && event_text(event, "subtype") == "init") {
     ++turns_;  // a second init: background work's notification started another turn
-    trajectory_.set_agent_version(event_text(event, "claude_code_version"));
+    trajectory_.set_agent_version(event_text(event, dialect_.version_field));
     trajectory_.set_agent_model(event_text(event, "model"));
     trajectory_.set_session(event_text(event, "session_id"));
   } else if (type == "assistant") {
@@ -75,11 +76,11 @@ void ClaudeTrajectory::assistant(const Json& event, double at_ms) {
   // Each event of a message repeats its usage: the step keeps the last.
   const Json& usage = event_field(message, "usage");
   if (usage.is_object()) {
-    const auto uncached = event_count(usage, "input_tokens");
+    const auto input = event_count(usage, "input_tokens");
     const auto read = event_count(usage, "cache_read_input_tokens").value_or(0);
     const auto written = event_count(usage, "cache_creation_input_tokens").value_or(0);
-    trajectory_.set_metrics(step, uncached ? std::optional<double>(*uncached + read + written) : std::nullopt,
-                            event_count(usage, "output_tokens"), read);
+    const double cache = dialect_.input_includes_cache ? 0 : read + written;  // as the reader counts it
+    trajectory_.set_metrics(step, input ? std::optional<double>(*input + cache) : std::nullopt, event_count(usage, "output_tokens"), read);
   }
 }
 

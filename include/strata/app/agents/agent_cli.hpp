@@ -16,9 +16,9 @@
 
 namespace strata::app {
 
-enum class AgentCli { codex, claude, gemini, opencode };
+enum class AgentCli { codex, claude, gemini, opencode, qwen };
 
-const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode": also the default command
+const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode", "qwen": also the default command
 
 // The tools an agent may use in a study beyond reading the repository (issue 25): off unless the
 // provider config's arguments turn them on, so every arm has the same means and no agent reaches

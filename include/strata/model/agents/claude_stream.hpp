@@ -3,16 +3,39 @@
 // §2), read a line at a time as it arrives, for `strata provider claude` (issue 16). As the
 // Claude Agent SDK does, a line that does not start with `{` is the CLI's debug noise and is
 // skipped; a `{` line that does not parse is a defect.
+//
+// Qwen Code's stream-json has the same shape (its SDK follows Claude Code's): the dialect names
+// what differs (model/agents/qwen_stream.hpp).
 #include <map>
 #include <string>
+#include <vector>
 
 #include "strata/model/agents/agent_stream.hpp"
 
 namespace strata::model {
 
+// What differs between the CLIs that write Claude Code's stream-json.
+struct ClaudeStreamDialect {
+  const char* agent_name;               // the trajectory's agent.name
+  const char* version_field;            // the init event's member holding the CLI's version
+  const char* structured_output_tool;   // the tool the model answers with under --json-schema
+  const char* structured_answer_field;  // the result's member holding that answer
+  std::vector<std::string> subagent_tools;  // the tools that start a sub-agent
+  // Claude Code's input_tokens leave out the cache reads and writes (the Messages API's); Qwen
+  // Code's include them (its prompt token count, whatever the model API).
+  bool input_includes_cache;
+  // The result's usage: Claude Code's is the main loop's calls (modelUsage has every call);
+  // Qwen Code's is every call, its sub-agents' included.
+  bool usage_is_every_call;
+};
+
+const ClaudeStreamDialect& claude_code_dialect();
+
 class ClaudeStreamReader final : public AgentStreamReader {
  public:
-  ClaudeStreamReader() { end_event_ = "the result event"; }
+  explicit ClaudeStreamReader(const ClaudeStreamDialect& dialect = claude_code_dialect()) : dialect_(dialect) {
+    end_event_ = "the result event";
+  }
   void add_line(std::string_view line, double at_ms) override;
 
  private:
@@ -21,6 +44,7 @@ class ClaudeStreamReader final : public AgentStreamReader {
   void system_message(const Json& event);
   void result(const Json& event);
 
+  const ClaudeStreamDialect& dialect_;
   // tool_use id -> the bytes of its input, until its tool_result arrives (then it is completed).
   std::map<std::string, std::size_t> open_tool_uses_;
 };
