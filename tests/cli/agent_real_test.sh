@@ -18,7 +18,7 @@
 #   - the judge: the judgement and its tokens;
 #   - one `strata run` of the example study with the agent as every provider and one `strata
 #     adjudicate` with it as the judge: both ledgers verify and the report renders.
-# Usage: agent_real_test.sh <strata binary> <fixtures dir> <codex|claude|gemini|opencode|qwen>
+# Usage: agent_real_test.sh <strata binary> <fixtures dir> <codex|claude|gemini|opencode|qwen|pi>
 STRATA=$(realpath "$1")
 FIX=$(realpath "$2")
 AGENT=$3
@@ -97,6 +97,9 @@ elif agent == "gemini": # promptTokenCount includes cached; candidates leave out
 elif agent == "qwen":   # chat completions, as Qwen Code reports them: input with the cached, output with the reasoning (no count of its own)
     want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
     want_measurements = {"cachedInputTokens": total("cached_tokens"), "observedAvailableToolCount": 4, "observedDeniedToolUseCount": 0}
+elif agent == "pi":     # chat completions, as pi reports them: input without the cache reads (added back), output with the reasoning
+    want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
+    want_measurements = {"cachedInputTokens": total("cached_tokens"), "cacheCreationInputTokens": 0, "observedDeniedToolUseCount": 0}
 else:                   # chat completions: prompt includes cached, completion includes reasoning
     want_tokens = {"inputTokens": total("input_tokens"), "outputTokens": total("output_tokens") + total("reasoning_tokens")}
     want_measurements = {"cachedInputTokens": total("cached_tokens"), "reasoningOutputTokens": total("reasoning_tokens"),
@@ -147,6 +150,7 @@ case $AGENT in
   gemini) expect_true "[ '$OFFERED' = 'glob grep_search list_directory read_file update_topic' ]" "gemini: reading tools only (offered: $OFFERED)" ;;
   opencode) expect_true "[ '$OFFERED' = 'glob grep read' ]" "opencode: reading tools only (offered: $OFFERED)" ;;
   qwen) expect_true "[ '$OFFERED' = 'glob grep_search list_directory read_file structured_output' ]" "qwen: reading tools only, and the answer's tool (offered: $OFFERED)" ;;
+  pi) expect_true "[ '$OFFERED' = 'find grep ls read' ]" "pi: reading tools only (offered: $OFFERED)" ;;
 esac
 if [ "$AGENT" = claude ]; then  # the provider config's arguments turn sub-agents and the web on
   start_server "$WORK/normal.json"
@@ -411,6 +415,7 @@ case $AGENT in
   gemini) STUDY_WRITE="{'name': 'write_file', 'arguments': {'file_path': 'study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
   opencode) STUDY_WRITE="{'name': 'write', 'arguments': {'filePath': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
   qwen) STUDY_WRITE="{'name': 'write_file', 'arguments': {'file_path': '$REPO/study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
+  pi) STUDY_WRITE="{'name': 'write', 'arguments': {'path': 'study-note.txt', 'content': 'STUDY-WRITE-MARK'}}" ;;
 esac
 script_file study "{'rules': [{'contains': 'doc-bridge.study-adjudicator.v1', 'turn': {'text': '''$JUDGEMENT''', 'usage': $USAGE2}},
                               {'contains': 'STUDY-WRITE-MARK', 'turn': {'text': '''$ANSWER''', 'usage': $USAGE2}}],
@@ -487,10 +492,11 @@ sys.exit(not all(o[\"adjudication\"][\"status\"] == \"automated\" and o[\"adjudi
 run report "$STUDY/adjudicated.json" --suite "$STUDY/task-suite.json" -o "$STUDY/report.html"
 expect_code 0 "the report renders"
 expect_true "grep -q '<svg' '$STUDY/report.html'" "the report has its plots"
-# The CLI's own cost is a column apart from the configured pricing's (issue 36): Claude Code and
-# OpenCode report one (OpenCode's is 0 against a server that prices nothing), the others none.
+# The CLI's own cost is a column apart from the configured pricing's (issue 36): Claude Code,
+# OpenCode and pi report one (OpenCode's and pi's are 0 against a server that prices nothing),
+# the others none.
 case $AGENT in
-  claude | opencode) expect_true "grep -q 'Cost reported by the agent CLI' '$STUDY/report.html'" "the report shows the CLI's reported cost in a column of its own" ;;
+  claude | opencode | pi) expect_true "grep -q 'Cost reported by the agent CLI' '$STUDY/report.html'" "the report shows the CLI's reported cost in a column of its own" ;;
   *) expect_true "! grep -q 'Cost reported by the agent CLI' '$STUDY/report.html'" "the report has no reported-cost column when no CLI reported one" ;;
 esac
 expect_true "! grep -rqF '$AGENT_KEY' '$STUDY'" "the agent's key is in no ledger, journal, config or report"

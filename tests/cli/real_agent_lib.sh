@@ -2,7 +2,7 @@
 # CLIs of tests/agents (scripts/setup.sh --agents), the scripted model server of
 # tests/support/model_server.py on a free loopback port, and per agent the environment and the
 # agent arguments that point it at that server, with HOME and every state directory in $WORK.
-# Source after lib.sh with AGENT set (codex, claude, gemini, opencode or qwen).
+# Source after lib.sh with AGENT set (codex, claude, gemini, opencode, qwen or pi).
 SUPPORT=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../support")
 AGENTS_BIN=${STRATA_AGENTS_BIN:-$(realpath "$(dirname "${BASH_SOURCE[0]}")/../agents")/node_modules/.bin}
 if [ ! -x "$AGENTS_BIN/$AGENT" ]; then
@@ -82,6 +82,14 @@ agent_setup() {
       AGENT_ENV+=(OPENAI_API_KEY="$AGENT_KEY" OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" NO_COLOR=1)
       AGENT_ARGS=(--auth-type openai)
       AGENT_MODEL=m1 ;;
+    pi)
+      # A provider of its own in the agent's models.json, its key named by the variable that holds
+      # it (pi resolves an apiKey that names a variable): the key is in no file.
+      mkdir -p "$home/.pi/agent"
+      echo "{\"providers\": {\"scripted\": {\"baseUrl\": \"http://127.0.0.1:$PORT/v1\", \"api\": \"openai-completions\", \"apiKey\": \"PI_SCRIPTED_API_KEY\", \"models\": [{\"id\": \"m1\"}]}}}" >"$home/.pi/agent/models.json"
+      AGENT_ENV+=(PI_SCRIPTED_API_KEY="$AGENT_KEY" PI_TELEMETRY=0)
+      AGENT_ARGS=()
+      AGENT_MODEL=scripted/m1 ;;
   esac
 }
 
@@ -93,6 +101,7 @@ read_call() {  # read_call <file>: a python dict literal
     gemini) echo "{'name': 'read_file', 'arguments': {'file_path': '$1'}}" ;;
     opencode) echo "{'name': 'read', 'arguments': {'filePath': '$1'}}" ;;
     qwen) echo "{'name': 'read_file', 'arguments': {'file_path': '$REPO/$1'}}" ;;  # an absolute path, or refused
+    pi) echo "{'name': 'read', 'arguments': {'path': '$1'}}" ;;
   esac
 }
 write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell command that writes: a python list literal
@@ -112,6 +121,9 @@ write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell
     qwen) echo "[{'name': 'edit', 'arguments': {'file_path': '$REPO/main.cpp', 'old_string': 'return 0', 'new_string': 'return 1'}},
                  {'name': 'write_file', 'arguments': {'file_path': '$REPO/new.txt', 'content': 'new file'}},
                  {'name': 'run_shell_command', 'arguments': {'command': 'echo x > f; touch g', 'description': 'write'}}]" ;;
+    pi) echo "[{'name': 'edit', 'arguments': {'path': 'main.cpp', 'edits': [{'oldText': 'return 0', 'newText': 'return 1'}]}},
+               {'name': 'write', 'arguments': {'path': 'new.txt', 'content': 'new file'}},
+               {'name': 'bash', 'arguments': {'command': 'echo x > f; touch g'}}]" ;;
   esac
 }
 

@@ -12,12 +12,14 @@
 #include "strata/model/agents/codex_stream.hpp"
 #include "strata/model/agents/gemini_stream.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
+#include "strata/model/agents/pi_stream.hpp"
 #include "strata/model/agents/qwen_stream.hpp"
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
 #include "strata/model/trajectory/opencode_trajectory.hpp"
+#include "strata/model/trajectory/pi_trajectory.hpp"
 #include "strata/model/trajectory/trajectory_transcript.hpp"
 
 using namespace strata::model;
@@ -132,6 +134,34 @@ TEST_CASE("Qwen Code's stream as ATIF: the read, the refused write, per-step tok
   CHECK(steps[2]["tool_calls"][0]["function_name"] == "structured_output");
   CHECK(t["final_metrics"]["total_prompt_tokens"] == 2200);
   CHECK(t["final_metrics"]["total_completion_tokens"] == 60);
+}
+
+TEST_CASE("pi's stream as ATIF: a step per assistant message, each result on its call, per-step tokens", "[trajectory]") {
+  const Json t = trajectory_of<PiStreamReader>(strata::test::captured_stream("pi-0.73.1-read-and-refused-write.jsonl"),
+                                               PiTrajectory("PROMPT-TEXT", {}, {}));
+  CHECK(atif_problems(t).empty());
+  CHECK(t["agent"]["name"] == "pi");
+  const Json& steps = t["steps"];
+  REQUIRE(steps.size() == 3);  // the prompt (once, not the stream's copy too), the calls, the answer
+  CHECK(steps[0]["message"] == "PROMPT-TEXT");
+  CHECK(steps[1]["tool_calls"].size() == 2);
+  CHECK(steps[1]["observation"]["results"][0]["content"] == "int main() { return 0; }\n");
+  CHECK(steps[1]["observation"]["results"][1]["content"] == "Tool write not found");
+  CHECK(steps[1]["metrics"]["prompt_tokens"] == 1000);  // 800 uncached + 200 cache reads
+  CHECK(steps[1]["metrics"]["completion_tokens"] == 37);
+  CHECK(steps[2]["message"] == R"({"a":1})");
+  CHECK(t["final_metrics"]["total_prompt_tokens"] == 2200);
+}
+
+TEST_CASE("pi's failed attempts are system steps that say what failed", "[trajectory]") {
+  const Json t = trajectory_of<PiStreamReader>(strata::test::captured_stream("pi-0.73.1-500-every-time.jsonl"), PiTrajectory("p", {}, {}));
+  CHECK(atif_problems(t).empty());
+  const Json& steps = t["steps"];
+  REQUIRE(steps.size() == 5);  // the prompt, then the four attempts (the first and three retries)
+  for (std::size_t i = 1; i < steps.size(); ++i) {
+    CHECK(steps[i]["source"] == "system");
+    CHECK(steps[i]["message"] == "model call failed (stopReason error): 500 scripted failure (500)");
+  }
 }
 
 TEST_CASE("Codex's stream as ATIF: the command, its output and exit code, the answer", "[trajectory]") {

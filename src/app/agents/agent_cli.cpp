@@ -9,11 +9,13 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
+#include "strata/model/agents/pi_stream.hpp"
 #include "strata/model/agents/qwen_stream.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
 #include "strata/model/trajectory/opencode_trajectory.hpp"
+#include "strata/model/trajectory/pi_trajectory.hpp"
 
 namespace strata::app {
 namespace {
@@ -22,7 +24,7 @@ using model::Json;
 
 void append(std::vector<std::string>& args, const std::vector<std::string>& more) { args.insert(args.end(), more.begin(), more.end()); }
 
-// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run): the request,
+// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run, pi): the request,
 // then the schema as an instruction. Strata checks the answer against it all the same.
 std::string with_answer_instruction(const std::string& prompt, const std::string& schema_text) {
   return prompt + "\n\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), valid against this JSON Schema: " +
@@ -164,6 +166,23 @@ AgentInvocation qwen(const AgentRunOptions& options, const std::string& prompt, 
   return run;  // no prompt argument: the CLI reads it from stdin
 }
 
+// pi -p, the prompt on stdin: --tools is the allowlist of every tool offered, built-in or not (a
+// tool left out is not offered; called anyway it is "not found"): the reading ones, edit and
+// write with --allow-writes; never bash (pi has no sandbox or permission mode: its shell could
+// write anywhere). pi has no web or sub-agent tools of its own. Extensions, skills, prompt
+// templates and themes are not discovered (agent arguments may still name one: -e, --skill),
+// --no-session keeps the run out of the agent's session store, and --offline skips start-up
+// network calls. The schema goes in the prompt.
+AgentInvocation pi(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text) {
+  AgentInvocation run{{"--mode", "json", "-p", "--no-session", "--offline", "--no-extensions", "--no-skills", "--no-prompt-templates",
+                       "--no-themes", "--tools", options.tools.writes ? "read,grep,find,ls,edit,write" : "read,grep,find,ls"},
+                      {},
+                      with_answer_instruction(prompt, schema_text)};
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;  // no message argument: pi reads it from stdin
+}
+
 }  // namespace
 
 const char* agent_cli_name(AgentCli cli) {
@@ -173,6 +192,7 @@ const char* agent_cli_name(AgentCli cli) {
     case AgentCli::gemini: return "gemini";
     case AgentCli::opencode: return "opencode";
     case AgentCli::qwen: return "qwen";
+    case AgentCli::pi: return "pi";
   }
   return "?";
 }
@@ -191,6 +211,7 @@ AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, c
     case AgentCli::gemini: return gemini(options, prompt, schema_text, side_file);
     case AgentCli::opencode: return opencode(options, prompt, schema_text);
     case AgentCli::qwen: return qwen(options, prompt, schema_text);
+    case AgentCli::pi: return pi(options, prompt, schema_text);
   }
   return {};
 }
@@ -218,6 +239,10 @@ std::string agent_invocation_summary(AgentCli cli) {
              "list_directory --exclude-tools <the shell, the edit tools and every tool that writes or reaches out> [--model M]\n"
              "--json-schema <schema> [agent args] (with --allow-writes: --approval-mode auto-edit, edit and write_file offered;\n"
              "--allow-subagents: the agent tool allowed; --allow-web: web_fetch and web_search)";
+    case AgentCli::pi:
+      return "Runs pi --mode json -p --no-session --offline --no-extensions --no-skills --no-prompt-templates --no-themes\n"
+             "--tools read,grep,find,ls [--model M] [agent args], the schema in the prompt (with --allow-writes: --tools\n"
+             "read,grep,find,ls,edit,write; never bash)";
   }
   return {};
 }
@@ -229,6 +254,7 @@ std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
     case AgentCli::gemini: return std::make_unique<model::GeminiStreamReader>();
     case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
     case AgentCli::qwen: return std::make_unique<model::ClaudeStreamReader>(model::qwen_code_dialect());
+    case AgentCli::pi: return std::make_unique<model::PiStreamReader>();
   }
   return nullptr;
 }
@@ -241,6 +267,7 @@ std::unique_ptr<model::TrajectoryNormaliser> agent_trajectory(AgentCli cli, cons
     case AgentCli::gemini: return std::make_unique<model::GeminiTrajectory>(bounds, std::move(secrets));
     case AgentCli::opencode: return std::make_unique<model::OpenCodeTrajectory>(prompt, bounds, std::move(secrets));
     case AgentCli::qwen: return std::make_unique<model::ClaudeTrajectory>(prompt, bounds, std::move(secrets), model::qwen_code_dialect());
+    case AgentCli::pi: return std::make_unique<model::PiTrajectory>(prompt, bounds, std::move(secrets));
   }
   return nullptr;
 }

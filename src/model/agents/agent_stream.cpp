@@ -48,6 +48,10 @@ const Json& AgentStreamReader::object_member(const Json& object, const char* mem
 
 std::optional<double> AgentStreamReader::count_member(const Json& object, const char* member) { return event_count(object, member); }
 
+void AgentStreamReader::add_count(std::optional<double>& sum, std::optional<double> count) {
+  if (count) sum = sum.value_or(0) + *count;
+}
+
 void AgentStreamReader::add_overlong_line(std::size_t bytes) {
   ++turn_.lines;
   turn_.stream_bytes += bytes;

@@ -4,13 +4,6 @@
 #include "strata/model/json/json_writer.hpp"
 
 namespace strata::model {
-namespace {
-
-void add_count(std::optional<double>& sum, std::optional<double> count) {
-  if (count) sum = sum.value_or(0) + *count;
-}
-
-}  // namespace
 
 void OpenCodeStreamReader::add_line(std::string_view line, double at_ms) {
   if (!count_line(line)) return;

@@ -16,9 +16,9 @@
 
 namespace strata::app {
 
-enum class AgentCli { codex, claude, gemini, opencode, qwen };
+enum class AgentCli { codex, claude, gemini, opencode, qwen, pi };
 
-const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode", "qwen": also the default command
+const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode", "qwen", "pi": also the default command
 
 // The tools an agent may use in a study beyond reading the repository (issue 25): off unless the
 // provider config's arguments turn them on, so every arm has the same means and no agent reaches

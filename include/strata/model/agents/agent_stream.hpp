@@ -76,6 +76,8 @@ class AgentStreamReader {
   static const Json& object_member(const Json& object, const char* member);
   // A usage count: a non-negative number, else nothing.
   static std::optional<double> count_member(const Json& object, const char* member);
+  // Adds a count to a sum that has none until a count arrives (a stream reporting usage per step).
+  static void add_count(std::optional<double>& sum, std::optional<double> count);
   // For the CLIs whose stream shows the tool uses they refused: the count starts at 0, and each
   // refusal adds one.
   void reports_denials() { turn_.denied_tool_uses = 0; }
