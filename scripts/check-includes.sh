@@ -13,13 +13,61 @@
 #     with. A CMake unity source is only `#include "<source>"` lines: the first source of a batch
 #     sees nothing before it, so that tree's build compiled it exactly as a plain build would (the
 #     test command passes the release tree once it has built; it proves about one file in six).
+#
+# Only what changed is parsed again. .ci/includes-verified names a commit at which every file was
+# proven (a green run of the test command; the session that saw it records it there). A file whose
+# own text and every project header it includes, directly or not, are as they were at that commit
+# compiles on its own as it did then (the compiler, its flags and the system headers being the
+# same): it is not parsed again. Every file is, when that commit is missing or not an ancestor of
+# HEAD, when a CMake file changed since (flags, definitions, targets), or with
+# STRATA_INCLUDES_FULL=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-includes}
 filter=${2:-/}
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
-python3 - "$dir/compile_commands.json" "$PWD" "$filter" "${STRATA_INCLUDES_PROVEN_BY:-}" >"$dir/syntax-commands" <<'PY'
+# The project files changed since the verified commit, one a line; "ALL" when every file is to be
+# parsed.
+changed_since_verified() {
+  local base
+  base=$(tr -d '[:space:]' <.ci/includes-verified 2>/dev/null || true)
+  if [ "${STRATA_INCLUDES_FULL:-}" = 1 ] || [ -z "$base" ] || ! git rev-parse -q --verify "$base^{commit}" >/dev/null 2>&1 ||
+    ! git merge-base --is-ancestor "$base" HEAD 2>/dev/null; then
+    echo ALL
+    return
+  fi
+  { git diff --name-only "$base" --; git ls-files --others --exclude-standard; } | sort -u
+}
+changed_since_verified >"$dir/changed-files"
+python3 - "$dir/compile_commands.json" "$PWD" "$filter" "${STRATA_INCLUDES_PROVEN_BY:-}" "$dir/changed-files" >"$dir/syntax-commands" <<'PY'
 import glob, json, os, re, shlex, sys
+root = os.path.realpath(sys.argv[2])
+changed = open(sys.argv[5]).read().split()
+everything = changed == ["ALL"] or any(os.path.basename(f) == "CMakeLists.txt" or f.endswith(".cmake") for f in changed)
+changed = {os.path.realpath(os.path.join(root, f)) for f in changed}
+include_line = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+closures = {}
+def closure(path, include_dirs):
+    """The project files `path` includes, directly or not (system headers left out: they do not change)."""
+    if path in closures: return closures[path]
+    closures[path] = found = set()
+    try: text = open(path, errors="replace").read()
+    except OSError: return found
+    for name in include_line.findall(text):
+        for base in [os.path.dirname(path), *include_dirs]:
+            candidate = os.path.realpath(os.path.join(base, name))
+            if candidate.startswith(root + "/") and os.path.isfile(candidate):
+                found.add(candidate)
+                found |= closure(candidate, include_dirs)
+                break
+    return found
+def depends_on_change(source, words):
+    if everything: return True
+    include_dirs = [w[2:] for w in words if w.startswith("-I") and len(w) > 2]
+    include_dirs += [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-I", "-isystem")]
+    include_dirs = [os.path.realpath(d) for d in include_dirs if os.path.realpath(d).startswith(root + "/")]
+    return os.path.realpath(source) in changed or bool(closure(os.path.realpath(source), include_dirs) & changed)
+unchanged = 0
 proven = set()
 if sys.argv[4]:
     for unity in glob.glob(os.path.join(sys.argv[4], "**", "Unity", "unity_*.cxx"), recursive=True):
@@ -32,6 +80,9 @@ for entry in json.load(open(sys.argv[1])):
         continue  # CMake's own sources (the precompiled header) are not ours
     if os.path.realpath(source) in proven:
         continue
+    if not depends_on_change(source, shlex.split(entry["command"])):
+        unchanged += 1
+        continue
     words, skip, command = shlex.split(entry["command"]), False, []
     for word in words:
         if skip:
@@ -42,6 +93,7 @@ for entry in json.load(open(sys.argv[1])):
             command.append(word)
     command.insert(1, "-fsyntax-only")
     print(f"cd {shlex.quote(entry['directory'])} && {shlex.join(command)}")
+if unchanged: print(f"# {unchanged} sources unchanged, with what they include, since the commit in .ci/includes-verified: proven there", file=sys.stderr)
 PY
 total=$(wc -l <"$dir/syntax-commands")
 failed=$(xargs -P "$(nproc)" -d '\n' -I{} bash -c '{} >/dev/null 2>&1 || echo "{}"' <"$dir/syntax-commands" |

@@ -4,19 +4,19 @@
 # server on loopback (tests/support/model_server.py, the answer at once, no tool call), RUNS
 # executions alternating:
 #   bare     the agent CLI alone with the arguments, environment and prompt the adapter gives it
-#            (the provider request plus, for Gemini CLI and OpenCode, the schema instruction),
+#            (the provider request plus, for Gemini CLI, OpenCode and pi, the schema instruction),
 #            its stream to /dev/null;
 #   adapter  `strata provider <agent>` with the same request on stdin: the agent, plus the
 #            adapter's own work (reading the request, writing the side file, spawning and
 #            bounding the agent, reading its stream as it arrives, checking and mapping the answer).
 # Columns: median wall of each, overhead = adapter - bare (the adapter's own cost per execution),
 # and the agent's own wall as the adapter measured it (observedProviderDurationMs).
-# Usage: scripts/bench/agents-real.sh [build-dir=build] [runs=5] [agents="codex claude gemini opencode"]
+# Usage: scripts/bench/agents-real.sh [build-dir=build] [runs=5] [agents="codex claude gemini opencode qwen pi"]
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # repo root
 build=$(realpath "${1:-build}")
 runs=${2:-5}
-agents=${3:-codex claude gemini opencode}
+agents=${3:-codex claude gemini opencode qwen pi}
 [ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
 STRATA=$build/strata
 . tests/cli/lib.sh
@@ -54,6 +54,11 @@ print(json.dumps({"protocol": "doc-bridge.study-provider.v1", "task": task, "obj
           bare_env[$i]="OPENCODE_CONFIG_CONTENT=$(python3 -c 'import json,sys; c=json.loads(sys.argv[1]); c["permission"]={k:"deny" for k in ("edit","bash","webfetch","websearch","task","external_directory","doom_loop","skill","todowrite","question")}; c.update(autoupdate=False, share="disabled", snapshot=False); print(json.dumps(c))' "${bare_env[$i]#OPENCODE_CONFIG_CONTENT=}")" ;;
         esac
       done ;;
+    qwen) bare=(--output-format stream-json --approval-mode plan --no-chat-recording --core-tools read_file,glob,grep_search,list_directory
+      --exclude-tools run_shell_command,notebook_edit,skill,tool_search,tool_call,list_agents,send_message,enter_worktree,exit_worktree,record_artifact,report_findings,get_goal,update_goal,task_stop,save_memory,todo_write,cron_create,cron_list,cron_delete,loop_wakeup,zoom_image,read_mcp_resource,ask_user_question,edit,write_file,web_fetch,web_search,agent
+      --model "$AGENT_MODEL" --json-schema "$schema" "${AGENT_ARGS[@]}"); prompt=$WORK/request.json ;;
+    pi) bare=(--mode json -p --no-session --offline --no-extensions --no-skills --no-prompt-templates --no-themes --tools read,grep,find,ls
+      --model "$AGENT_MODEL"); prompt=$WORK/prompt-instructed.txt ;;
   esac
   bare_ms=() adapter_ms=() agent_ms=()
   for _ in $(seq "$runs"); do

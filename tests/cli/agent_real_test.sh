@@ -236,6 +236,9 @@ fi
 # directory (TMPDIR, or /tmp when unset) and then reports no command_execution events: the tool
 # counts read 0 while the commands ran. Strata gives every agent a temporary directory of its own
 # (removed after the run): with TMPDIR pointing above the agent's home, the read is still counted.
+# For Codex, whose failure it was; the directory is the same code for every agent (issue 47: one
+# agent run less each for the others, whose start-up is the test command's largest cost).
+if [ "$AGENT" = codex ]; then
 start_server "$WORK/normal.json"
 AGENT_ENV=("${AGENT_ENV[@]/#TMPDIR=*/TMPDIR=$WORK}")
 agent_provider "$WORK/request.json" "$AGENT"
@@ -244,6 +247,7 @@ expect_true "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.ex
   "the home under TMPDIR: the file read is counted (toolCalls 1)"
 expect_true "[ -z \"\$(ls -d '$WORK'/strata-agent-tmp.* 2>/dev/null)\" ]" "the home under TMPDIR: the agent's own temporary directory removed after the run"
 agent_setup  # TMPDIR back to $WORK/tmp for what follows
+fi
 
 # --- read-only holds ---------------------------------------------------------------------------------
 script_file writes "{'turns': [{'tool_calls': $(write_calls)}, {'text': '''$ANSWER'''}]}"

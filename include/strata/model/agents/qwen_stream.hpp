@@ -1,5 +1,5 @@
 #pragma once
-// The message stream of `qwen -o stream-json` (Qwen Code 0.24.4, docs/AGENT_STREAMS.md §6), for
+// The message stream of `qwen -o stream-json` (Qwen Code 0.24.4, docs/AGENT_STREAMS.md §5.5), for
 // `strata provider qwen` (issue 47). It is Claude Code's stream-json in shape: a system init event
 // listing the tools, assistant messages whose content blocks are text, thinking and tool_use,
 // user messages carrying tool_result blocks, and one result event with the answer, the usage and
