@@ -82,6 +82,11 @@ std::optional<AgentTurn::Usage> all_models_usage(const Json& model_usage) {
 
 // With --json-schema Claude Code adds the StructuredOutput tool: the model calls it with its
 // answer. It is how the answer is delivered, not the agent using a tool: not a tool call.
+AgentTurn::Usage claude_stream_usage(const Json& usage, const ClaudeStreamDialect& dialect) {
+  return stream_usage(usage, "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens",
+                      dialect.input_includes_cache);
+}
+
 const ClaudeStreamDialect& claude_code_dialect() {
   static const ClaudeStreamDialect dialect{"claude-code", "claude_code_version", "StructuredOutput", "structured_output", {"Agent", "Task"},
                                            false, false};
@@ -184,9 +189,7 @@ void ClaudeStreamReader::result(const Json& event) {
   // with 0.24.4), and it has no modelUsage.
   const Json& usage = object_member(event, "usage");
   std::optional<AgentTurn::Usage> from_usage;
-  if (!usage.empty())
-    from_usage = stream_usage(usage, "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens",
-                              dialect_.input_includes_cache);
+  if (!usage.empty()) from_usage = claude_stream_usage(usage, dialect_);
   std::optional<AgentTurn::Usage> all;
   if (dialect_.usage_is_every_call) {
     all = from_usage;

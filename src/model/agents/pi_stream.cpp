@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "strata/model/agents/stream_event.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/json/json_writer.hpp"
 
@@ -19,6 +20,17 @@ std::string joined_text(const Json& content) {
 }
 
 }  // namespace
+
+AgentTurn::Usage pi_message_usage(const Json& usage) {
+  AgentTurn::Usage out;
+  const auto input = event_count(usage, "input");
+  const auto read = event_count(usage, "cacheRead"), written = event_count(usage, "cacheWrite");
+  if (input) out.input_tokens = *input + read.value_or(0) + written.value_or(0);
+  out.cached_input_tokens = read;
+  out.cache_creation_input_tokens = written;
+  out.output_tokens = event_count(usage, "output");
+  return out;
+}
 
 void PiStreamReader::add_line(std::string_view line, double at_ms) {
   if (!count_line(line)) return;
@@ -40,12 +52,11 @@ void PiStreamReader::add_line(std::string_view line, double at_ms) {
 
 void PiStreamReader::assistant_message(const Json& message) {
   const Json& usage = object_member(message, "usage");
-  const auto input = count_member(usage, "input"), output = count_member(usage, "output");
-  const auto read = count_member(usage, "cacheRead"), written = count_member(usage, "cacheWrite");
-  if (input) add_count(turn_.input_tokens, *input + read.value_or(0) + written.value_or(0));
-  add_count(turn_.output_tokens, output);
-  add_count(turn_.cached_input_tokens, read);
-  add_count(turn_.cache_creation_input_tokens, written);
+  const AgentTurn::Usage counts = pi_message_usage(usage);
+  add_count(turn_.input_tokens, counts.input_tokens);
+  add_count(turn_.output_tokens, counts.output_tokens);
+  add_count(turn_.cached_input_tokens, counts.cached_input_tokens);
+  add_count(turn_.cache_creation_input_tokens, counts.cache_creation_input_tokens);
   add_count(turn_.cost_usd, count_member(object_member(usage, "cost"), "total"));
   const std::string text = message.contains("content") ? joined_text(message["content"]) : std::string();
   turn_.agent_message_bytes += text.size();

@@ -76,11 +76,8 @@ void ClaudeTrajectory::assistant(const Json& event, double at_ms) {
   // Each event of a message repeats its usage: the step keeps the last.
   const Json& usage = event_field(message, "usage");
   if (usage.is_object()) {
-    const auto input = event_count(usage, "input_tokens");
-    const auto read = event_count(usage, "cache_read_input_tokens").value_or(0);
-    const auto written = event_count(usage, "cache_creation_input_tokens").value_or(0);
-    const double cache = dialect_.input_includes_cache ? 0 : read + written;  // as the reader counts it
-    trajectory_.set_metrics(step, input ? std::optional<double>(*input + cache) : std::nullopt, event_count(usage, "output_tokens"), read);
+    const AgentTurn::Usage counts = claude_stream_usage(usage, dialect_);  // as the reader counts it
+    trajectory_.set_metrics(step, counts.input_tokens, counts.output_tokens, counts.cached_input_tokens);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "strata/model/trajectory/pi_trajectory.hpp"
 
+#include "strata/model/agents/pi_stream.hpp"
 #include "strata/model/agents/stream_event.hpp"
 
 namespace strata::model {
@@ -60,9 +61,8 @@ void PiTrajectory::assistant(const Json& message, double at_ms) {
   }
   const Json& usage = event_field(message, "usage");
   if (usage.is_object()) {
-    const auto input = event_count(usage, "input");
-    const double read = event_count(usage, "cacheRead").value_or(0), written = event_count(usage, "cacheWrite").value_or(0);
-    trajectory_.set_metrics(step, input ? std::optional<double>(*input + read + written) : std::nullopt, event_count(usage, "output"), read);
+    const AgentTurn::Usage counts = pi_message_usage(usage);  // as the reader counts it
+    trajectory_.set_metrics(step, counts.input_tokens, counts.output_tokens, counts.cached_input_tokens.value_or(0));
   }
 }
 

@@ -31,6 +31,12 @@ struct ClaudeStreamDialect {
 
 const ClaudeStreamDialect& claude_code_dialect();
 
+// One `usage` object of the stream (an assistant message's or the result's: input_tokens,
+// cache_read_input_tokens, cache_creation_input_tokens, output_tokens) in Strata's terms, as the
+// dialect counts it: input with the cache reads and writes, cached the reads. The reader and the
+// trajectory's per-step metrics both count with it.
+AgentTurn::Usage claude_stream_usage(const Json& usage, const ClaudeStreamDialect& dialect);
+
 class ClaudeStreamReader final : public AgentStreamReader {
  public:
   explicit ClaudeStreamReader(const ClaudeStreamDialect& dialect = claude_code_dialect()) : dialect_(dialect) {

@@ -20,6 +20,11 @@
 
 namespace strata::model {
 
+// An assistant message's `usage` in Strata's terms: input with the cache reads and writes added
+// back, cached the reads, the cache writes, output (reasoning included). The reader
+// and the trajectory's per-step metrics both count with it.
+AgentTurn::Usage pi_message_usage(const Json& usage);
+
 class PiStreamReader final : public AgentStreamReader {
  public:
   PiStreamReader() {
