@@ -8,7 +8,7 @@
 #   scripts/setup.sh --slurm    Slurm (slurmctld, slurmd, the client) and MUNGE, for the single-node
 #                               cluster the Slurm test starts itself (tests/support/slurm_cluster.sh)
 #   scripts/setup.sh --agents   the agent CLIs the adapter tests run (Codex, Claude Code, Gemini CLI,
-#                               OpenCode, Qwen Code, pi), the versions pinned in tests/agents/package-lock.json,
+#                               OpenCode, Qwen Code, pi, Copilot CLI), the versions pinned in tests/agents/package-lock.json,
 #                               from the npm registry into tests/agents/node_modules (no global
 #                               install); skipped when that lock is installed
 set -euo pipefail
@@ -32,7 +32,7 @@ if [ "${1:-}" = --agents ]; then
   # Qwen Code's package ships its ripgrep without the execute bit (it would fall back to a slower
   # grep of its own, with a warning on every run).
   chmod +x node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg
-  for agent in codex claude gemini opencode qwen pi; do node_modules/.bin/$agent --version >/dev/null; done
+  for agent in codex claude gemini opencode qwen pi copilot; do node_modules/.bin/$agent --version >/dev/null; done
   echo "$want" >"$stamp"
   exit 0
 fi

@@ -4,19 +4,20 @@
 # server on loopback (tests/support/model_server.py, the answer at once, no tool call), RUNS
 # executions alternating:
 #   bare     the agent CLI alone with the arguments, environment and prompt the adapter gives it
-#            (the provider request plus, for Gemini CLI, OpenCode and pi, the schema instruction),
+#            (the provider request plus, for Gemini CLI, OpenCode, pi and Copilot CLI, the schema
+#            instruction; Copilot CLI with its telemetry file, where its token counts are),
 #            its stream to /dev/null;
 #   adapter  `strata provider <agent>` with the same request on stdin: the agent, plus the
 #            adapter's own work (reading the request, writing the side file, spawning and
 #            bounding the agent, reading its stream as it arrives, checking and mapping the answer).
 # Columns: median wall of each, overhead = adapter - bare (the adapter's own cost per execution),
 # and the agent's own wall as the adapter measured it (observedProviderDurationMs).
-# Usage: scripts/bench/agents-real.sh [build-dir=build] [runs=5] [agents="codex claude gemini opencode qwen pi"]
+# Usage: scripts/bench/agents-real.sh [build-dir=build] [runs=5] [agents="codex claude gemini opencode qwen pi copilot"]
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # repo root
 build=$(realpath "${1:-build}")
 runs=${2:-5}
-agents=${3:-codex claude gemini opencode qwen pi}
+agents=${3:-codex claude gemini opencode qwen pi copilot}
 [ -x "$build/strata" ] || { echo "strata binary not found: $build/strata (build it first)" >&2; exit 1; }
 STRATA=$build/strata
 . tests/cli/lib.sh
@@ -59,6 +60,9 @@ print(json.dumps({"protocol": "doc-bridge.study-provider.v1", "task": task, "obj
       --model "$AGENT_MODEL" --json-schema "$schema" "${AGENT_ARGS[@]}"); prompt=$WORK/request.json ;;
     pi) bare=(--mode json -p --no-session --offline --no-extensions --no-skills --no-prompt-templates --no-themes --tools read,grep,find,ls
       --model "$AGENT_MODEL"); prompt=$WORK/prompt-instructed.txt ;;
+    copilot) bare=(--output-format json --disable-builtin-mcps --no-auto-update --available-tools view glob grep --allow-tool view glob grep
+      --model "$AGENT_MODEL"); prompt=$WORK/prompt-instructed.txt
+      bare_env+=(COPILOT_OTEL_FILE_EXPORTER_PATH="$WORK/copilot-telemetry.jsonl") ;;
   esac
   bare_ms=() adapter_ms=() agent_ms=()
   for _ in $(seq "$runs"); do

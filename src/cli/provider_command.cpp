@@ -1,6 +1,6 @@
-// strata provider codex|claude|gemini|opencode|qwen|pi [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
+// strata provider codex|claude|gemini|opencode|qwen|pi|copilot [--model M] [--doc-bridge-query TYPE ID [--query-command C]] [--agent-command PATH]
 //   [--timeout-ms N] [--stream-limit BYTES] [--kill-grace-ms N] [-- extra agent args]
-// strata provider judge codex|claude|gemini|opencode|qwen|pi [the same, without the doc-bridge query]
+// strata provider judge codex|claude|gemini|opencode|qwen|pi|copilot [the same, without the doc-bridge query]
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
@@ -131,6 +131,7 @@ void add_provider_command(CLI::App& app, Action& action) {
   add_provider_flavour(provider_command, action, AgentCli::opencode, "OpenCode (opencode run --format json), its writing tools denied");
   add_provider_flavour(provider_command, action, AgentCli::qwen, "Qwen Code headless (qwen --output-format stream-json), plan mode, read-only");
   add_provider_flavour(provider_command, action, AgentCli::pi, "pi (pi --mode json -p), its reading tools only");
+  add_provider_flavour(provider_command, action, AgentCli::copilot, "GitHub Copilot CLI (copilot --output-format json), its reading tools only");
   auto* judge_command = provider_command->add_subcommand("judge", "A coding agent as the independent adjudicator (study-v1 §4.2-4.3)");
   judge_command->require_subcommand(1);
   add_judge_flavour(judge_command, action, AgentCli::codex);
@@ -139,6 +140,7 @@ void add_provider_command(CLI::App& app, Action& action) {
   add_judge_flavour(judge_command, action, AgentCli::opencode);
   add_judge_flavour(judge_command, action, AgentCli::qwen);
   add_judge_flavour(judge_command, action, AgentCli::pi);
+  add_judge_flavour(judge_command, action, AgentCli::copilot);
 }
 
 }  // namespace strata::cli

@@ -2,7 +2,7 @@
 # CLIs of tests/agents (scripts/setup.sh --agents), the scripted model server of
 # tests/support/model_server.py on a free loopback port, and per agent the environment and the
 # agent arguments that point it at that server, with HOME and every state directory in $WORK.
-# Source after lib.sh with AGENT set (codex, claude, gemini, opencode, qwen or pi).
+# Source after lib.sh with AGENT set (codex, claude, gemini, opencode, qwen, pi or copilot).
 SUPPORT=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../support")
 AGENTS_BIN=${STRATA_AGENTS_BIN:-$(realpath "$(dirname "${BASH_SOURCE[0]}")/../agents")/node_modules/.bin}
 if [ ! -x "$AGENTS_BIN/$AGENT" ]; then
@@ -90,6 +90,13 @@ agent_setup() {
       AGENT_ENV+=(PI_SCRIPTED_API_KEY="$AGENT_KEY" PI_TELEMETRY=0)
       AGENT_ARGS=()
       AGENT_MODEL=scripted/m1 ;;
+    copilot)
+      # Its own model provider (BYOK, OpenAI-compatible): no GitHub account, and offline mode
+      # turns off its other network use (authentication, telemetry, updates, GitHub's MCP server).
+      AGENT_ENV+=(COPILOT_HOME="$home/.copilot" COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$PORT/v1" COPILOT_PROVIDER_TYPE=openai
+        COPILOT_PROVIDER_API_KEY="$AGENT_KEY" COPILOT_OFFLINE=true NO_COLOR=1)
+      AGENT_ARGS=()
+      AGENT_MODEL=m1 ;;
   esac
 }
 
@@ -102,6 +109,7 @@ read_call() {  # read_call <file>: a python dict literal
     opencode) echo "{'name': 'read', 'arguments': {'filePath': '$1'}}" ;;
     qwen) echo "{'name': 'read_file', 'arguments': {'file_path': '$REPO/$1'}}" ;;  # an absolute path, or refused
     pi) echo "{'name': 'read', 'arguments': {'path': '$1'}}" ;;
+    copilot) echo "{'name': 'view', 'arguments': {'path': '$REPO/$1'}}" ;;
   esac
 }
 write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell command that writes: a python list literal
@@ -124,6 +132,9 @@ write_calls() {  # an edit of main.cpp (the tests write it), a new file, a shell
     pi) echo "[{'name': 'edit', 'arguments': {'path': 'main.cpp', 'edits': [{'oldText': 'return 0', 'newText': 'return 1'}]}},
                {'name': 'write', 'arguments': {'path': 'new.txt', 'content': 'new file'}},
                {'name': 'bash', 'arguments': {'command': 'echo x > f; touch g'}}]" ;;
+    copilot) echo "[{'name': 'edit', 'arguments': {'path': '$REPO/main.cpp', 'old_str': 'return 0', 'new_str': 'return 1'}},
+                    {'name': 'create', 'arguments': {'path': '$REPO/new.txt', 'file_text': 'new file'}},
+                    {'name': 'bash', 'arguments': {'command': 'echo x > f; touch g', 'description': 'write'}}]" ;;
   esac
 }
 

@@ -10,6 +10,7 @@
 #include "fixture.hpp"
 #include "strata/model/agents/claude_stream.hpp"
 #include "strata/model/agents/codex_stream.hpp"
+#include "strata/model/agents/copilot_stream.hpp"
 #include "strata/model/agents/gemini_stream.hpp"
 #include "strata/model/agents/opencode_stream.hpp"
 #include "strata/model/agents/pi_stream.hpp"
@@ -17,6 +18,7 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
+#include "strata/model/trajectory/copilot_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
 #include "strata/model/trajectory/opencode_trajectory.hpp"
 #include "strata/model/trajectory/pi_trajectory.hpp"
@@ -162,6 +164,31 @@ TEST_CASE("pi's failed attempts are system steps that say what failed", "[trajec
     CHECK(steps[i]["source"] == "system");
     CHECK(steps[i]["message"] == "model call failed (stopReason error): 500 scripted failure (500)");
   }
+}
+
+TEST_CASE("Copilot CLI's stream as ATIF: the calls and their results, the refusal's error, the run's tokens", "[trajectory]") {
+  CopilotStreamReader reader;
+  CopilotTrajectory normaliser("PROMPT-TEXT", {}, {});
+  double at = 0;
+  for (const auto& line : strata::test::captured_stream("copilot-1.0.102-read-and-refused-write.jsonl")) {
+    reader.add_line(line, at += 10);
+    normaliser.add_line(line, at);
+  }
+  std::string otel;
+  for (const auto& line : strata::test::captured_stream("copilot-1.0.102-read-and-refused-write.otel.jsonl")) otel += line + "\n";
+  reader.add_side_output(otel);
+  const Json t = normaliser.finish(reader.turn());
+  CHECK(atif_problems(t).empty());
+  CHECK(t["agent"]["name"] == "copilot-cli");
+  const Json& steps = t["steps"];
+  REQUIRE(steps.size() == 3);  // the prompt, the calls, the answer
+  CHECK(steps[1]["tool_calls"].size() == 2);
+  std::set<std::string> results;  // in the order the calls completed: the refusal first
+  for (const Json& result : steps[1]["observation"]["results"]) results.insert(result["content"].get<std::string>());
+  CHECK(results == std::set<std::string>{"int main() { return 0; }\n", "error: Tool 'edit' does not exist."});
+  CHECK(steps[2]["message"] == R"({"a":1})");
+  CHECK(t["final_metrics"]["total_prompt_tokens"] == 2200);
+  CHECK(t["final_metrics"]["total_completion_tokens"] == 60);
 }
 
 TEST_CASE("Codex's stream as ATIF: the command, its output and exit code, the answer", "[trajectory]") {

@@ -5,6 +5,7 @@
 #include "strata/error.hpp"
 #include "strata/model/agents/claude_stream.hpp"
 #include "strata/model/agents/codex_stream.hpp"
+#include "strata/model/agents/copilot_stream.hpp"
 #include "strata/model/agents/gemini_stream.hpp"
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
@@ -13,6 +14,7 @@
 #include "strata/model/agents/qwen_stream.hpp"
 #include "strata/model/trajectory/claude_trajectory.hpp"
 #include "strata/model/trajectory/codex_trajectory.hpp"
+#include "strata/model/trajectory/copilot_trajectory.hpp"
 #include "strata/model/trajectory/gemini_trajectory.hpp"
 #include "strata/model/trajectory/opencode_trajectory.hpp"
 #include "strata/model/trajectory/pi_trajectory.hpp"
@@ -24,7 +26,7 @@ using model::Json;
 
 void append(std::vector<std::string>& args, const std::vector<std::string>& more) { args.insert(args.end(), more.begin(), more.end()); }
 
-// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run, pi): the request,
+// For the CLIs that cannot hold an answer to a schema (Gemini CLI, OpenCode's run, pi, Copilot CLI): the request,
 // then the schema as an instruction. Strata checks the answer against it all the same.
 std::string with_answer_instruction(const std::string& prompt, const std::string& schema_text) {
   return prompt + "\n\nAnswer with exactly one JSON object and nothing else (no prose, no code fence), valid against this JSON Schema: " +
@@ -183,6 +185,42 @@ AgentInvocation pi(const AgentRunOptions& options, const std::string& prompt, co
   return run;  // no message argument: pi reads it from stdin
 }
 
+// copilot, the prompt on stdin (piped, it runs the prompt and exits): --available-tools is every
+// tool offered (a tool left out is not; called anyway it "does not exist"): view, glob and grep;
+// edit and create with --allow-writes; never its shell (bash and its companions), which could
+// write anywhere; task (sub-agents) with --allow-subagents; web_fetch with --allow-web.
+// --allow-tool lets those run without asking (the edit tools through the "write" permission:
+// measured, naming edit and create there leaves them denied, non-interactive). Its built-in GitHub MCP servers are off, and its
+// token counts, which its stream does not carry, come from its OpenTelemetry file exporter,
+// pointed at a file in its temporary directory (the side output). The schema goes in the prompt.
+AgentInvocation copilot(const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
+                        const std::string& temporary_directory) {
+  std::vector<std::string> tools = {"view", "glob", "grep"};
+  std::vector<std::string> allowed = tools;  // the permissions: edit and create need "write"
+  if (options.tools.writes) {
+    tools.insert(tools.end(), {"edit", "create"});
+    allowed.push_back("write");
+  }
+  if (options.tools.subagents) {
+    tools.insert(tools.end(), {"task", "read_agent", "list_agents"});
+    allowed.insert(allowed.end(), {"task", "read_agent", "list_agents"});
+  }
+  if (options.tools.web) {
+    tools.push_back("web_fetch");
+    allowed.push_back("web_fetch");
+  }
+  AgentInvocation run{{"--output-format", "json", "--disable-builtin-mcps", "--no-auto-update", "--available-tools"},
+                      {"COPILOT_OTEL_FILE_EXPORTER_PATH=" + temporary_directory + "/strata-copilot-telemetry.jsonl"},
+                      with_answer_instruction(prompt, schema_text),
+                      temporary_directory + "/strata-copilot-telemetry.jsonl"};
+  append(run.args, tools);
+  run.args.push_back("--allow-tool");
+  append(run.args, allowed);
+  if (!options.model.empty()) append(run.args, {"--model", options.model});
+  append(run.args, options.extra_args);
+  return run;
+}
+
 }  // namespace
 
 const char* agent_cli_name(AgentCli cli) {
@@ -193,6 +231,7 @@ const char* agent_cli_name(AgentCli cli) {
     case AgentCli::opencode: return "opencode";
     case AgentCli::qwen: return "qwen";
     case AgentCli::pi: return "pi";
+    case AgentCli::copilot: return "copilot";
   }
   return "?";
 }
@@ -204,7 +243,7 @@ std::optional<AgentSideFile> agent_side_file(AgentCli cli, const AgentRunOptions
 }
 
 AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt, const std::string& schema_text,
-                                 const std::string& side_file) {
+                                 const std::string& side_file, const std::string& temporary_directory) {
   switch (cli) {
     case AgentCli::codex: return codex(options, prompt, side_file);
     case AgentCli::claude: return claude(options, prompt, schema_text);
@@ -212,6 +251,7 @@ AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, c
     case AgentCli::opencode: return opencode(options, prompt, schema_text);
     case AgentCli::qwen: return qwen(options, prompt, schema_text);
     case AgentCli::pi: return pi(options, prompt, schema_text);
+    case AgentCli::copilot: return copilot(options, prompt, schema_text, temporary_directory);
   }
   return {};
 }
@@ -243,6 +283,11 @@ std::string agent_invocation_summary(AgentCli cli) {
       return "Runs pi --mode json -p --no-session --offline --no-extensions --no-skills --no-prompt-templates --no-themes\n"
              "--tools read,grep,find,ls [--model M] [agent args], the schema in the prompt (with --allow-writes: --tools\n"
              "read,grep,find,ls,edit,write; never bash)";
+    case AgentCli::copilot:
+      return "Runs copilot --output-format json --disable-builtin-mcps --no-auto-update --available-tools view glob grep\n"
+             "--allow-tool view glob grep [--model M] [agent args], the schema in the prompt, its token counts read from its\n"
+             "OpenTelemetry file (with --allow-writes: edit and create too; --allow-subagents: task; --allow-web: web_fetch;\n"
+             "never its shell)";
   }
   return {};
 }
@@ -255,6 +300,7 @@ std::unique_ptr<model::AgentStreamReader> agent_stream_reader(AgentCli cli) {
     case AgentCli::opencode: return std::make_unique<model::OpenCodeStreamReader>();
     case AgentCli::qwen: return std::make_unique<model::ClaudeStreamReader>(model::qwen_code_dialect());
     case AgentCli::pi: return std::make_unique<model::PiStreamReader>();
+    case AgentCli::copilot: return std::make_unique<model::CopilotStreamReader>();
   }
   return nullptr;
 }
@@ -268,6 +314,7 @@ std::unique_ptr<model::TrajectoryNormaliser> agent_trajectory(AgentCli cli, cons
     case AgentCli::opencode: return std::make_unique<model::OpenCodeTrajectory>(prompt, bounds, std::move(secrets));
     case AgentCli::qwen: return std::make_unique<model::ClaudeTrajectory>(prompt, bounds, std::move(secrets), model::qwen_code_dialect());
     case AgentCli::pi: return std::make_unique<model::PiTrajectory>(prompt, bounds, std::move(secrets));
+    case AgentCli::copilot: return std::make_unique<model::CopilotTrajectory>(prompt, bounds, std::move(secrets));
   }
   return nullptr;
 }

@@ -20,6 +20,7 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/json_writer.hpp"
 #include "strata/store/artifact_file.hpp"
+#include "strata/store/untrusted_file.hpp"
 #include "strata/workspace/tree_copy.hpp"
 
 extern char** environ;
@@ -28,6 +29,9 @@ namespace strata::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The most of a side output read (Copilot CLI's telemetry: a few kilobytes a model call).
+constexpr std::size_t kMaxSideOutputBytes = 64 * 1024 * 1024;
 
 // Cuts the stream into lines as its chunks arrive, each handed to the reader with the time it
 // arrived (for timeToFirstToolEventMs); a last line without a newline is read at the end.
@@ -237,9 +241,9 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   const std::string schema_text = model::compact_json(answer_schema);
   std::optional<SideFile> side_file;
   if (const std::optional<AgentSideFile> file = agent_side_file(cli, options, schema_text)) side_file.emplace(file->text, file->suffix);
-  AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, side_file ? side_file->path() : "");
-  spec.args = std::move(invocation.args);
   const AgentTempDirectory temporary;
+  AgentInvocation invocation = agent_invocation(cli, options, prompt, schema_text, side_file ? side_file->path() : "", temporary.path());
+  spec.args = std::move(invocation.args);
   spec.env = with_overrides(with_overrides(inherited_environment(), {"TMPDIR=" + temporary.path()}), invocation.env);
   // The trajectory's channel is the adapter's, not the agent's to write.
   std::erase_if(spec.env, [](const std::string& entry) { return entry.rfind(std::string(kTrajectoryVariable) + "=", 0) == 0; });
@@ -257,6 +261,12 @@ AgentRun run_agent(AgentCli cli, const std::string& prompt, const model::Json& a
   exec::init_process_runtime();
   const exec::ProcessResult process = exec::run_process_to_end(std::move(spec));
   feed.finish();
+  // What the CLI wrote beside its stream, read before its temporary directory goes; it is the
+  // agent's file, not trusted (store/untrusted_file).
+  if (!invocation.side_output.empty()) {
+    const store::UntrustedFile side = store::read_untrusted_file(invocation.side_output, kMaxSideOutputBytes);
+    if (side.text) reader->add_side_output(*side.text);
+  }
   // Kept whether the run answered or not: a failed run's trajectory says why.
   if (trajectory) keep_trajectory(*trajectory, reader->turn(), options);
   if (const auto failure = run_failure(process, *reader, options)) throw Error(*failure);

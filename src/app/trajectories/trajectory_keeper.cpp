@@ -1,7 +1,5 @@
 #include "strata/app/trajectories/trajectory_keeper.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,8 +12,8 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/study/observation_builder.hpp"
 #include "strata/store/artifact_file.hpp"
-#include "strata/store/file_descriptor.hpp"
 #include "strata/store/private_directory.hpp"
+#include "strata/store/untrusted_file.hpp"
 #include "strata/workspace/tree_copy.hpp"
 
 namespace strata::app {
@@ -40,26 +38,21 @@ bool looks_like_atif(const std::string& text) {
   }
 }
 
-// The channel's file, or nullopt (said why on stderr) when there is none worth keeping.
+// The channel's file, or nullopt (said why on stderr) when there is none worth keeping. What the
+// provider left is not trusted (store/untrusted_file).
 std::optional<std::string> channel_text(const std::string& path, const std::string& execution_key) {
-  // What the provider left is not trusted: a link is not followed, and a FIFO does not block the
-  // open (O_NONBLOCK), then is refused as not a regular file.
-  const store::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (file.get() < 0 && errno == ELOOP) {
-    std::fprintf(stderr, "strata: execution %s: its trajectory was not kept: a symbolic link\n", execution_key.c_str());
-    return std::nullopt;
-  }
-  if (file.get() < 0) return std::nullopt;  // the provider wrote none (not an agent adapter, or it failed early)
-  struct stat status {};
+  const store::UntrustedFile file = store::read_untrusted_file(path, TrajectoryKeeper::kMaxFileBytes);
   const char* refused = nullptr;
-  if (::fstat(file.get(), &status) != 0 || !S_ISREG(status.st_mode)) refused = "not a regular file";
-  else if (static_cast<std::size_t>(status.st_size) > TrajectoryKeeper::kMaxFileBytes) refused = "larger than 16 MiB";
-  std::string text;
-  if (refused == nullptr) {
-    text = store::read_file_range(file.get(), 0, static_cast<std::size_t>(status.st_size), path);
-    if (!looks_like_atif(text)) refused = "not an ATIF trajectory";
+  switch (file.refused) {
+    case store::UntrustedFileRefusal::missing: return std::nullopt;  // the provider wrote none (not an agent adapter, or it failed early)
+    case store::UntrustedFileRefusal::symbolic_link: refused = "a symbolic link"; break;
+    case store::UntrustedFileRefusal::not_regular: refused = "not a regular file"; break;
+    case store::UntrustedFileRefusal::too_large: refused = "larger than 16 MiB"; break;
+    case store::UntrustedFileRefusal::none:
+      if (!looks_like_atif(*file.text)) refused = "not an ATIF trajectory";
+      break;
   }
-  if (refused == nullptr) return text;
+  if (refused == nullptr) return file.text;
   std::fprintf(stderr, "strata: execution %s: its trajectory was not kept: %s\n", execution_key.c_str(), refused);
   return std::nullopt;
 }

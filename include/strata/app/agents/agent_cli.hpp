@@ -16,9 +16,9 @@
 
 namespace strata::app {
 
-enum class AgentCli { codex, claude, gemini, opencode, qwen, pi };
+enum class AgentCli { codex, claude, gemini, opencode, qwen, pi, copilot };
 
-const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode", "qwen", "pi": also the default command
+const char* agent_cli_name(AgentCli cli);  // "codex", "claude", "gemini", "opencode", "qwen", "pi", "copilot": also the default command
 
 // The tools an agent may use in a study beyond reading the repository (issue 25): off unless the
 // provider config's arguments turn them on, so every arm has the same means and no agent reaches
@@ -49,6 +49,9 @@ struct AgentInvocation {
   std::vector<std::string> args;
   std::vector<std::string> env;  // NAME=value set for the agent, over the provider's own
   std::string prompt;            // written to its stdin
+  // A file the CLI writes in its temporary directory for the adapter to read after the run
+  // (AgentStreamReader::add_side_output); empty: none.
+  std::string side_output;
 };
 
 // The text of the file the CLI reads beside its arguments, when it needs one: codex's
@@ -61,11 +64,11 @@ struct AgentSideFile {
 std::optional<AgentSideFile> agent_side_file(AgentCli cli, const AgentRunOptions& options, const std::string& schema_text);
 
 // How to run `cli` on `prompt` with its answer held to the schema (`schema_text`, compact JSON;
-// `side_file`, the path of the agent_side_file, when there is one). Throws strata::Error when
-// the provider's environment holds a setting the agent cannot take (OPENCODE_CONFIG_CONTENT
-// that is not a JSON object).
+// `side_file`, the path of the agent_side_file, when there is one; `temporary_directory`, the
+// agent's own TMPDIR for the run). Throws strata::Error when the provider's environment holds a
+// setting the agent cannot take (OPENCODE_CONFIG_CONTENT that is not a JSON object).
 AgentInvocation agent_invocation(AgentCli cli, const AgentRunOptions& options, const std::string& prompt,
-                                 const std::string& schema_text, const std::string& side_file);
+                                 const std::string& schema_text, const std::string& side_file, const std::string& temporary_directory);
 
 // The invocation in words, for --help.
 std::string agent_invocation_summary(AgentCli cli);

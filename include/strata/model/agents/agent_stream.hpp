@@ -49,6 +49,9 @@ class AgentStreamReader {
   virtual ~AgentStreamReader() = default;
   // One line of stdout (without its newline), `at_ms` after the agent started.
   virtual void add_line(std::string_view line, double at_ms) = 0;
+  // What the CLI wrote beside its stream for the adapter to read after the run (Copilot CLI's
+  // telemetry file, which holds its token counts); the others write none.
+  virtual void add_side_output(std::string_view /*content*/) {}
   // A line longer than the caller keeps (its bytes are not held): a defect of the stream.
   void add_overlong_line(std::size_t bytes);
 
