@@ -6,7 +6,8 @@
 #   bare     the agent CLI alone with the arguments, environment and prompt the adapter gives it
 #            (the provider request plus, for Gemini CLI, OpenCode, pi and Copilot CLI, the schema
 #            instruction; Copilot CLI with its telemetry file, where its token counts are),
-#            its stream to /dev/null;
+#            its stream to /dev/null, in a fresh temporary directory (TMPDIR) as the adapter gives
+#            every run (Node keeps its compile cache there: Copilot CLI starts about 0.8 s slower in a fresh one);
 #   adapter  `strata provider <agent>` with the same request on stdin: the agent, plus the
 #            adapter's own work (reading the request, writing the side file, spawning and
 #            bounding the agent, reading its stream as it arrives, checking and mapping the answer).
@@ -66,9 +67,11 @@ print(json.dumps({"protocol": "doc-bridge.study-provider.v1", "task": task, "obj
   esac
   bare_ms=() adapter_ms=() agent_ms=()
   for _ in $(seq "$runs"); do
+    tmp=$(mktemp -d "$WORK/bare-tmp.XXXXXX")  # a temporary directory of its own, as the adapter gives each run
     t0=$(now_ms)
-    (cd "$REPO" && env -i "${bare_env[@]}" "$AGENTS_BIN/$AGENT" "${bare[@]}" <"$prompt" >/dev/null 2>&1) || echo "[bench] $AGENT bare run failed" >&2
+    (cd "$REPO" && env -i "${bare_env[@]}" TMPDIR="$tmp" "$AGENTS_BIN/$AGENT" "${bare[@]}" <"$prompt" >/dev/null 2>&1) || echo "[bench] $AGENT bare run failed" >&2
     bare_ms+=($(($(now_ms) - t0)))
+    rm -rf "$tmp"
     t0=$(now_ms)
     agent_provider "$WORK/request.json" "$AGENT"
     adapter_ms+=($(($(now_ms) - t0)))
