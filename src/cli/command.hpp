@@ -35,6 +35,7 @@ void add_usage_report_command(CLI::App& usage, Action& action);  // usage_report
 
 void add_call_command(CLI::App& app, Action& action);
 void add_trajectory_command(CLI::App& app, Action& action);
+void add_view_command(CLI::App& app, Action& action);
 
 // The name messages carry: "strata <command>", or the drop-in name the binary was
 // invoked as (cm-openai-compatible-call, cm-log-event, cm-usage-report).

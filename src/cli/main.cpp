@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   strata::cli::add_usage_command(app, action);
   strata::cli::add_call_command(app, action);
   strata::cli::add_trajectory_command(app, action);
+  strata::cli::add_view_command(app, action);
   strata::cli::add_seal_command(app, action);
   strata::cli::add_verify_command(app, action);
   strata::cli::add_schema_command(app, action);

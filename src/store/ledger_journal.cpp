@@ -18,10 +18,7 @@
 #include "strata/store/file_descriptor.hpp"
 
 namespace strata::store {
-namespace {
-
-// Verifies one journal line: a sealed observation whose hash is right.
-std::optional<model::Json> journal_entry(std::string_view line) {
+std::optional<model::Json> verified_journal_line(std::string_view line) {
   try {
     model::Json observation = model::conform(model::parse_json(line), *model::artifact_spec(model::ArtifactKind::observation).sealed);
     if (model::content_hash(observation) != observation["contentHash"].get<std::string>()) return std::nullopt;
@@ -30,8 +27,6 @@ std::optional<model::Json> journal_entry(std::string_view line) {
     return std::nullopt;
   }
 }
-
-}  // namespace
 
 std::string journal_path_for(const std::string& ledger_path) { return ledger_path + ".journal"; }
 std::string lock_path_for(const std::string& ledger_path) { return ledger_path + ".lock"; }
@@ -47,7 +42,7 @@ JournalContents read_journal(const std::string& journal_path) {
       contents.dropped = "an incomplete last line (" + std::to_string(text.size() - start) + " bytes)";
       break;
     }
-    auto observation = journal_entry(std::string_view(text).substr(start, end - start));
+    auto observation = verified_journal_line(std::string_view(text).substr(start, end - start));
     if (!observation) {
       contents.dropped = "an invalid line at byte " + std::to_string(start) + " and " +
                          std::to_string(text.size() - start) + " bytes after it";

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/model/json/json.hpp"
@@ -25,6 +26,9 @@ struct JournalContents {
   std::uint64_t valid_bytes = 0;          // length of the valid prefix
   std::optional<std::string> dropped;     // what was dropped after the valid prefix, if anything
 };
+
+// One journal line (without its newline) as a sealed observation whose hash verifies, or nullopt.
+std::optional<model::Json> verified_journal_line(std::string_view line);
 
 // The valid prefix of a journal: complete lines, each a sealed observation whose hash
 // verifies. A missing journal is empty.
