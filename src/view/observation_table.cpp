@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
-#include "strata/model/study/observation_builder.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_stream.hpp"
@@ -54,21 +54,50 @@ std::optional<std::string> read_span(const std::string& path, std::uint64_t offs
 
 Json optional_json(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
 
+std::optional<ContentHash> hash_bytes(const std::string& hex) {
+  ContentHash bytes{};
+  if (hex.size() != 64) return std::nullopt;
+  for (std::size_t i = 0; i < 32; ++i) {
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
+    if (ec != std::errc() || end != hex.data() + 2 * i + 2) return std::nullopt;
+    bytes[i] = static_cast<unsigned char>(value);
+  }
+  return bytes;
+}
+
+std::string hash_hex(const ContentHash& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char b : bytes) {
+    hex += digits[b >> 4];
+    hex += digits[b & 15];
+  }
+  return hex;
+}
+
 // The agreement of a row with the verifier, as the "verified" filter names it.
 std::string verified_state(const ObservationRow& row) {
   if (!row.verified_total) return "not-verified";
   return *row.verified_total > 0 && row.verified_passed == row.verified_total ? "passed" : "failed";
 }
 
-std::string arm_of(const ObservationRow& row) { return row.model_id + " / " + row.scenario_id; }
+// A filter on a text: the id it must have, none (no filter), or a value no row has.
+struct TextFilter {
+  bool active = false;
+  std::optional<TextId> id;
+  bool accepts(TextId value) const { return !active || (id && *id == value); }
+};
 
-bool matches(const ObservationRow& row, const TableQuery& q) {
-  if (!q.arm.empty() && arm_of(row) != q.arm) return false;
-  if (!q.run_id.empty() && row.run_id != q.run_id) return false;
-  if (!q.claimed.empty() && row.claimed != q.claimed) return false;
-  if (!q.adjudicated.empty() && row.adjudicated != q.adjudicated) return false;
-  if (!q.status.empty() && row.status != q.status) return false;
-  if (!q.error_code.empty() && row.error_code != q.error_code) return false;
+struct RowFilter {
+  TextFilter arm, run_id, claimed, adjudicated, status, error_code;
+  std::string verified;
+};
+
+bool matches(const ObservationRow& row, const RowFilter& q) {
+  if (!q.arm.accepts(row.arm) || !q.run_id.accepts(row.run_id) || !q.claimed.accepts(row.claimed) ||
+      !q.adjudicated.accepts(row.adjudicated) || !q.status.accepts(row.status) || !q.error_code.accepts(row.error_code))
+    return false;
   if (!q.verified.empty()) {
     if (q.verified == "claim-false" || q.verified == "claim-true") {
       if (!row.claim_agrees || (*row.claim_agrees == 1) != (q.verified == "claim-true")) return false;
@@ -77,30 +106,6 @@ bool matches(const ObservationRow& row, const TableQuery& q) {
     }
   }
   return true;
-}
-
-// The sort key of a column: a number or a text (absent numbers sort first).
-struct SortKey {
-  bool numeric = false;
-  double number = 0;
-  std::string_view text;
-};
-
-SortKey sort_key(const ObservationRow& row, const std::string& column, std::size_t index) {
-  const auto number = [](std::optional<double> v) { return SortKey{true, v ? *v : -1.0, {}}; };
-  if (column == "task") return {false, 0, row.task_id};
-  if (column == "arm") return {false, 0, row.model_id};  // then the scenario, below
-  if (column == "run") return {false, 0, row.run_id};
-  if (column == "status") return {false, 0, row.status};
-  if (column == "error") return {false, 0, row.error_code};
-  if (column == "claimed") return {false, 0, row.claimed};
-  if (column == "adjudicated") return {false, 0, row.adjudicated};
-  if (column == "observedAt") return {false, 0, row.observed_at};
-  if (column == "tokens") return number(row.input_tokens + row.output_tokens);
-  if (column == "cost") return number(row.cost_usd);
-  if (column == "duration") return number(row.duration_ms);
-  if (column == "verified") return number(row.verified_total ? row.verified_passed.value_or(0) - *row.verified_total : std::optional<double>());
-  return {true, static_cast<double>(index), {}};
 }
 
 }  // namespace
@@ -120,28 +125,35 @@ ObservationTable::FileStamp ObservationTable::stamp_of(const std::string& path) 
   return stamp;
 }
 
+TextId ObservationTable::text_id(const std::string& text) {
+  const auto [it, added] = text_ids_.try_emplace(text, static_cast<TextId>(texts_.size()));
+  if (added) texts_.push_back(text);
+  return it->second;
+}
+
 bool ObservationTable::add(const Json& o, ObservationRow::Source source, std::uint64_t offset, std::size_t length) {
+  const auto hash = hash_bytes(text_at(o, "contentHash"));
+  if (!hash || !hashes_.insert(*hash).second) return false;  // a fold leaves both copies for a moment
   ObservationRow row;
-  row.content_hash = text_at(o, "contentHash");
-  if (!hashes_.insert(row.content_hash).second) return false;  // a fold leaves both copies for a moment
+  row.content_hash = *hash;
   const Json& task = o["task"];
   const Json& execution = o["execution"];
   const Json empty = Json::object();
   const Json& measurements = o.contains("measurements") && o["measurements"].is_object() ? o["measurements"] : empty;
   const Json& adjudication = o.contains("adjudication") ? o["adjudication"] : empty;
-  row.execution_key = model::execution_key(task);
-  row.run_id = text_at(o, "runId");
+  row.run_id = text_id(text_at(o, "runId"));
   row.observed_at = text_at(o, "observedAt");
-  row.task_id = text_at(task, "taskId");
-  row.repository_id = text_at(task, "repositoryId");
-  row.category = text_at(task, "category");
-  row.model_id = text_at(task, "modelId");
-  row.scenario_id = text_at(task, "scenarioId");
+  row.task_id = text_id(text_at(task, "taskId"));
+  row.repository_id = text_id(text_at(task, "repositoryId"));
+  row.category = text_id(text_at(task, "category"));
+  row.model_id = text_id(text_at(task, "modelId"));
+  row.scenario_id = text_id(text_at(task, "scenarioId"));
+  row.arm = text_id(text_at(task, "modelId") + " / " + text_at(task, "scenarioId"));
   row.replicate = number_at(task, "replicate");
-  row.status = text_at(execution, "status");
-  row.error_code = text_at(execution, "errorCode");
-  row.claimed = text_at(o, "taskOutcome");
-  row.adjudicated = adjudication.contains("outcome") ? text_at(adjudication, "outcome") : text_at(adjudication, "status");
+  row.status = text_id(text_at(execution, "status"));
+  row.error_code = text_id(text_at(execution, "errorCode"));
+  row.claimed = text_id(text_at(o, "taskOutcome"));
+  row.adjudicated = text_id(adjudication.contains("outcome") ? text_at(adjudication, "outcome") : text_at(adjudication, "status"));
   row.input_tokens = number_at(execution, "inputTokens");
   row.output_tokens = number_at(execution, "outputTokens");
   row.duration_ms = number_at(execution, "durationMs");
@@ -151,7 +163,8 @@ bool ObservationTable::add(const Json& o, ObservationRow::Source source, std::ui
   row.claim_agrees = optional_at(measurements, "verifiedClaimAgrees");
   row.source = source;
   row.offset = offset;
-  row.length = length;
+  row.length = static_cast<std::uint32_t>(length);
+  if (source == ObservationRow::Source::journal) ++journal_rows_;
   rows_.push_back(std::move(row));
   return true;
 }
@@ -160,6 +173,7 @@ void ObservationTable::reload() {
   rows_.clear();
   hashes_.clear();
   problem_.clear();
+  journal_rows_ = 0;
   journal_read_ = 0;
   journal_stamp_ = {};
   ledger_stamp_ = stamp_of(ledger_path_);
@@ -173,6 +187,7 @@ void ObservationTable::reload() {
     if (!streamed) {  // an unusual layout or a damaged file: a whole read says which
       rows_.clear();
       hashes_.clear();
+      journal_rows_ = 0;
       try {
         store::LedgerState state = store::read_ledger_state(ledger_path_);
         std::size_t index = 0;
@@ -235,23 +250,24 @@ std::optional<std::size_t> ObservationTable::refresh() {
   return read_journal_tail();
 }
 
-Json ObservationTable::row_json(const ObservationRow& row, std::size_t index) {
+Json ObservationTable::row_json(std::size_t index) const {
+  const ObservationRow& row = rows_[index];
+  const std::string& error = text(row.error_code);
   return Json{{"index", index},
-              {"executionKey", row.execution_key},
-              {"contentHash", row.content_hash},
-              {"runId", row.run_id},
-              {"taskId", row.task_id},
-              {"repositoryId", row.repository_id},
-              {"category", row.category},
-              {"modelId", row.model_id},
-              {"scenarioId", row.scenario_id},
-              {"arm", arm_of(row)},
+              {"contentHash", hash_hex(row.content_hash)},
+              {"runId", text(row.run_id)},
+              {"taskId", text(row.task_id)},
+              {"repositoryId", text(row.repository_id)},
+              {"category", text(row.category)},
+              {"modelId", text(row.model_id)},
+              {"scenarioId", text(row.scenario_id)},
+              {"arm", text(row.arm)},
               {"replicate", row.replicate},
               {"observedAt", row.observed_at},
-              {"status", row.status},
-              {"errorCode", row.error_code.empty() ? Json(nullptr) : Json(row.error_code)},
-              {"claimed", row.claimed},
-              {"adjudicated", row.adjudicated},
+              {"status", text(row.status)},
+              {"errorCode", error.empty() ? Json(nullptr) : Json(error)},
+              {"claimed", text(row.claimed)},
+              {"adjudicated", text(row.adjudicated)},
               {"inputTokens", row.input_tokens},
               {"outputTokens", row.output_tokens},
               {"durationMs", row.duration_ms},
@@ -263,21 +279,57 @@ Json ObservationTable::row_json(const ObservationRow& row, std::size_t index) {
 }
 
 Json ObservationTable::query(const TableQuery& q) const {
+  const auto filter_of = [&](const std::string& value) {
+    TextFilter f;
+    f.active = !value.empty();
+    if (f.active) {
+      const auto it = text_ids_.find(value);
+      if (it != text_ids_.end()) f.id = it->second;
+    }
+    return f;
+  };
+  const RowFilter filter{filter_of(q.arm), filter_of(q.run_id), filter_of(q.claimed), filter_of(q.adjudicated),
+                         filter_of(q.status), filter_of(q.error_code), q.verified};
   std::vector<std::size_t> selected;
   for (std::size_t i = 0; i < rows_.size(); ++i)
-    if (matches(rows_[i], q)) selected.push_back(i);
+    if (matches(rows_[i], filter)) selected.push_back(i);
   if (q.sort != "index") {
-    std::stable_sort(selected.begin(), selected.end(), [&](std::size_t a, std::size_t b) {
-      const SortKey ka = sort_key(rows_[a], q.sort, a), kb = sort_key(rows_[b], q.sort, b);
-      if (ka.numeric) return ka.number < kb.number;
-      if (ka.text != kb.text) return ka.text < kb.text;
-      return q.sort == "arm" && rows_[a].scenario_id < rows_[b].scenario_id;
-    });
+    // One key per row, computed once: a text column sorts by its text's rank among the pool's.
+    std::vector<TextId> order(texts_.size());
+    std::vector<std::uint32_t> rank(texts_.size());
+    for (TextId i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](TextId a, TextId b) { return texts_[a] < texts_[b]; });
+    for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r]] = r;
+    const std::string& c = q.sort;
+    const auto key = [&](const ObservationRow& row, std::size_t index) -> double {
+      const auto or_low = [](const std::optional<double>& v) { return v ? *v : -1.0; };
+      if (c == "task") return rank[row.task_id];
+      if (c == "arm") return rank[row.arm];
+      if (c == "run") return rank[row.run_id];
+      if (c == "status") return rank[row.status];
+      if (c == "error") return rank[row.error_code];
+      if (c == "claimed") return rank[row.claimed];
+      if (c == "adjudicated") return rank[row.adjudicated];
+      if (c == "tokens") return row.input_tokens + row.output_tokens;
+      if (c == "cost") return or_low(row.cost_usd);
+      if (c == "duration") return row.duration_ms;
+      if (c == "verified") return row.verified_total ? row.verified_passed.value_or(0) - *row.verified_total : -1e18;
+      return static_cast<double>(index);
+    };
+    if (c == "observedAt") {
+      std::stable_sort(selected.begin(), selected.end(), [&](std::size_t a, std::size_t b) { return rows_[a].observed_at < rows_[b].observed_at; });
+    } else {
+      std::vector<std::pair<double, std::size_t>> keyed;
+      keyed.reserve(selected.size());
+      for (std::size_t i : selected) keyed.emplace_back(key(rows_[i], i), i);
+      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t k = 0; k < keyed.size(); ++k) selected[k] = keyed[k].second;
+    }
   }
   if (q.descending) std::reverse(selected.begin(), selected.end());
   Json page = Json::array();
   const std::size_t limit = std::min<std::size_t>(q.limit, 500);
-  for (std::size_t k = q.offset; k < selected.size() && k < q.offset + limit; ++k) page.push_back(row_json(rows_[selected[k]], selected[k]));
+  for (std::size_t k = q.offset; k < selected.size() && k < q.offset + limit; ++k) page.push_back(row_json(selected[k]));
   return Json{{"total", selected.size()}, {"offset", q.offset}, {"limit", limit}, {"rows", std::move(page)}};
 }
 
@@ -286,6 +338,10 @@ Json ObservationTable::summary() const {
   std::size_t failures = 0, priced = 0;
   std::map<std::string, std::size_t> runs;
   std::set<std::string> arms, claimed, adjudicated, statuses, errors;
+  std::vector<std::size_t> per_run(texts_.size(), 0);
+  std::vector<bool> arm_seen(texts_.size()), claimed_seen(texts_.size()), adjudicated_seen(texts_.size()),
+      status_seen(texts_.size()), error_seen(texts_.size());
+  const TextId completed = text_ids_.count("completed") > 0 ? text_ids_.at("completed") : static_cast<TextId>(-1);
   for (const auto& row : rows_) {
     input += row.input_tokens;
     output += row.output_tokens;
@@ -293,13 +349,18 @@ Json ObservationTable::summary() const {
       cost += *row.cost_usd;
       ++priced;
     }
-    if (row.status != "completed") ++failures;
-    ++runs[row.run_id];
-    arms.insert(arm_of(row));
-    claimed.insert(row.claimed);
-    adjudicated.insert(row.adjudicated);
-    statuses.insert(row.status);
-    if (!row.error_code.empty()) errors.insert(row.error_code);
+    if (row.status != completed) ++failures;
+    ++per_run[row.run_id];
+    arm_seen[row.arm] = claimed_seen[row.claimed] = adjudicated_seen[row.adjudicated] = status_seen[row.status] = true;
+    error_seen[row.error_code] = true;
+  }
+  for (TextId id = 0; id < texts_.size(); ++id) {
+    if (per_run[id] > 0) runs[texts_[id]] = per_run[id];
+    if (arm_seen[id]) arms.insert(texts_[id]);
+    if (claimed_seen[id]) claimed.insert(texts_[id]);
+    if (adjudicated_seen[id]) adjudicated.insert(texts_[id]);
+    if (status_seen[id]) statuses.insert(texts_[id]);
+    if (error_seen[id] && !texts_[id].empty()) errors.insert(texts_[id]);
   }
   return Json{{"observations", rows_.size()}, {"failures", failures}, {"inputTokens", input}, {"outputTokens", output},
               {"costUsd", priced > 0 ? Json(cost) : Json(nullptr)}, {"runs", runs}, {"arms", arms}, {"claimed", claimed},
@@ -320,7 +381,7 @@ std::optional<Json> ObservationTable::observation(std::size_t index) const {
       const auto text = read_span(row.source == ObservationRow::Source::ledger ? ledger_path_ : journal_path_, row.offset, row.length);
       if (text) value = row.source == ObservationRow::Source::ledger ? store::parse_ledger_observation(*text) : store::verified_journal_line(*text);
     }
-    if (!value || text_at(*value, "contentHash") != row.content_hash) return std::nullopt;
+    if (!value || text_at(*value, "contentHash") != hash_hex(row.content_hash)) return std::nullopt;
     return value;
   } catch (const Error&) {
     return std::nullopt;

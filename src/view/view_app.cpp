@@ -142,6 +142,19 @@ std::vector<std::string> segments(const std::string& path) {
   return parts;
 }
 
+// A study's observations as one verified source: the ledger read an observation at a time when the
+// journal adds nothing to it (a finished study of any size in about 50 MiB), else the ledger and
+// the journal merged in memory (a study in progress). Throws strata::Error.
+std::unique_ptr<store::LedgerSource> observations_of(const ObservationTable& table) {
+  if (!table.journal_adds())
+    if (auto streamed = store::LedgerSource::open_streamed(table.ledger_path())) return streamed;
+  store::LedgerState state = store::read_ledger_state(table.ledger_path());
+  const std::string version = state.ledger.value("ledgerVersion", std::string("v1"));
+  std::vector<Json> observations = store::take_merged_observations(state);
+  if (observations.empty()) throw Error("no observation recorded yet");
+  return std::make_unique<store::LedgerSource>(model::seal_checked_ledger(version, std::move(observations)));
+}
+
 }  // namespace
 
 ViewApp::ViewApp(std::vector<std::string> paths) : paths_(std::move(paths)) {
@@ -218,9 +231,8 @@ std::string ViewApp::refresh() {
     if (added) {
       change["added"] = *added;
       Json newest = Json::array();
-      const auto& rows = studies_[id].table->rows();
-      for (std::size_t i = rows.size() - std::min<std::size_t>(*added, 20); i < rows.size(); ++i)
-        newest.push_back(ObservationTable::row_json(rows[i], i));
+      const ObservationTable& table = *studies_[id].table;
+      for (std::size_t i = table.size() - std::min<std::size_t>(*added, 20); i < table.size(); ++i) newest.push_back(table.row_json(i));
       change["newest"] = std::move(newest);
     } else {
       change["reset"] = true;
@@ -309,17 +321,13 @@ Json ViewApp::companions(const Study& study, const std::string& execution_key) c
 }
 
 ViewResponse ViewApp::metrics(Study& study) {
-  const std::size_t rows = study.table->rows().size();
+  const std::size_t rows = study.table->size();
   if (rows != study.metrics_rows) {
     try {
-      store::LedgerState state = store::read_ledger_state(study.table->ledger_path());
-      const std::string version = state.ledger.value("ledgerVersion", std::string("v1"));
-      std::vector<Json> observations = store::take_merged_observations(state);
-      if (observations.empty()) throw Error("no observation recorded yet");
-      store::LedgerSource source(model::seal_checked_ledger(version, std::move(observations)));
+      const auto source = observations_of(*study.table);
       app::MetricsRequest request;
       request.ledger_path = study.table->ledger_path();
-      study.metrics_json = Json{{"metrics", app::metrics_report(source, request)}}.dump();
+      study.metrics_json = Json{{"metrics", app::metrics_report(*source, request)}}.dump();
     } catch (const Error& e) {
       study.metrics_json = Json{{"error", e.what()}}.dump();
     }
@@ -330,16 +338,12 @@ ViewResponse ViewApp::metrics(Study& study) {
 
 ViewResponse ViewApp::report(Study& study) {
   try {
-    store::LedgerState state = store::read_ledger_state(study.table->ledger_path());
-    const std::string version = state.ledger.value("ledgerVersion", std::string("v1"));
-    std::vector<Json> observations = store::take_merged_observations(state);
-    if (observations.empty()) throw Error("no observation recorded yet");
-    store::LedgerSource source(model::seal_checked_ledger(version, std::move(observations)));
+    const auto source = observations_of(*study.table);
     app::ReportRequest request;
     request.metrics.ledger_path = study.table->ledger_path();
     request.allow_missing_arms = true;
     request.strata_version = "view";
-    return {200, "text/html; charset=utf-8", report::html_report(app::report_data(source, request)), true};
+    return {200, "text/html; charset=utf-8", report::html_report(app::report_data(*source, request)), true};
   } catch (const Error& e) {
     return {200, "text/plain; charset=utf-8", std::string("No report yet: ") + e.what() + "\n", true};
   }
@@ -365,17 +369,17 @@ ViewResponse ViewApp::handle(const std::string& path, const std::string& query) 
   if (parts[3] != "observations" || parts.size() > 5) return problem(404, "no such page");
   if (parts.size() == 5) {
     const auto index = number_of(parts[4]);
-    if (!index || *index >= study.table->rows().size()) return problem(404, "no such observation");
+    if (!index || *index >= study.table->size()) return problem(404, "no such observation");
     std::optional<Json> observation = study.table->observation(*index);
     if (!observation) {  // the file changed under the row (a fold): read again, then once more
       study.table->refresh();
-      if (*index < study.table->rows().size()) observation = study.table->observation(*index);
+      if (*index < study.table->size()) observation = study.table->observation(*index);
     }
     if (!observation) return problem(409, "the observation moved; reload the table");
-    const ObservationRow& row = study.table->rows()[*index];
-    return json_response(200, Json{{"row", ObservationTable::row_json(row, *index)},
-                                   {"observation", *observation},
-                                   {"files", companions(study, row.execution_key)}});
+    Json row = study.table->row_json(*index);
+    const std::string key = model::execution_key((*observation)["task"]);
+    row["executionKey"] = key;
+    return json_response(200, Json{{"row", std::move(row)}, {"observation", *observation}, {"files", companions(study, key)}});
   }
   const auto members = query_members(query);
   TableQuery q;

@@ -5,10 +5,13 @@
 // the ledger being read again. A fold of the journal into the ledger (or any other change of the
 // ledger file) reads both again. Rows are filtered, sorted and paged on request; an
 // observation's whole text is read again from where its row says it lies. Never writes.
+#include <array>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -16,19 +19,26 @@
 
 namespace strata::view {
 
+// A row holds its repeated texts (ids, statuses, outcomes) as numbers into the table's pool, and
+// its content hash as bytes: 100,000 rows fit in about 25 MB (docs/BENCHMARKS.md, "The viewer").
+using TextId = std::uint32_t;
+using ContentHash = std::array<unsigned char, 32>;
+
 struct ObservationRow {
-  std::string content_hash, execution_key, run_id, task_id, repository_id, category, model_id, scenario_id, observed_at;
-  double replicate = 0;
-  std::string status, error_code;      // execution.status, execution.errorCode ("" when none)
-  std::string claimed;                 // taskOutcome: the agent's own word
-  std::string adjudicated;             // adjudication.outcome, or its status while there is none ("pending")
-  double input_tokens = 0, output_tokens = 0, duration_ms = 0;
+  ContentHash content_hash{};
+  TextId run_id = 0, task_id = 0, repository_id = 0, category = 0, model_id = 0, scenario_id = 0;
+  TextId status = 0, error_code = 0;   // execution.status, execution.errorCode ("" when none)
+  TextId claimed = 0;                  // taskOutcome: the agent's own word
+  TextId adjudicated = 0;              // adjudication.outcome, or its status while there is none ("pending")
+  TextId arm = 0;                      // "modelId / scenarioId"
+  std::string observed_at;
+  double replicate = 0, input_tokens = 0, output_tokens = 0, duration_ms = 0;
   std::optional<double> cost_usd;      // measurements.agentCostUsd
   std::optional<double> verified_passed, verified_total, claim_agrees;  // the verifier's, when it ran
   // Where its bytes are: in the ledger file (streamed) or the journal, or only in a whole read.
-  enum class Source { ledger, journal, ledger_whole } source = Source::ledger;
+  enum class Source : std::uint8_t { ledger, journal, ledger_whole } source = Source::ledger;
   std::uint64_t offset = 0;
-  std::size_t length = 0;  // ledger_whole: offset is the observation's index
+  std::uint32_t length = 0;  // ledger_whole: offset is the observation's index
 };
 
 // The query of the observation table (every member optional; "" = no filter).
@@ -50,7 +60,9 @@ class ObservationTable {
   // problem() and the rows already read stay.
   std::optional<std::size_t> refresh();
 
-  const std::vector<ObservationRow>& rows() const { return rows_; }
+  std::size_t size() const { return rows_.size(); }
+  // Whether the journal holds observations the ledger does not (the ledger alone is then not all).
+  bool journal_adds() const { return journal_rows_ > 0; }
   const std::string& ledger_path() const { return ledger_path_; }
   const std::string& problem() const { return problem_; }
 
@@ -60,7 +72,7 @@ class ObservationTable {
   //  "arms", "claimed", "adjudicated", "statuses", "errorCodes" (the filters' values)}.
   model::Json summary() const;
   // Row i as the table shows it (the query's rows are these).
-  static model::Json row_json(const ObservationRow& row, std::size_t index);
+  model::Json row_json(std::size_t index) const;
   // Observation `index` read again from the file its row names, or nullopt when it is no longer
   // there as it was (the caller refreshes and asks again).
   std::optional<model::Json> observation(std::size_t index) const;
@@ -71,8 +83,17 @@ class ObservationTable {
   bool add(const model::Json& observation, ObservationRow::Source source, std::uint64_t offset, std::size_t length);
 
   std::string ledger_path_, journal_path_;
+  TextId text_id(const std::string& text);
+  const std::string& text(TextId id) const { return texts_[id]; }
+
   std::vector<ObservationRow> rows_;
-  std::unordered_set<std::string> hashes_;
+  struct HashOfHash {
+    std::size_t operator()(const ContentHash& h) const { std::size_t v; std::memcpy(&v, h.data(), sizeof v); return v; }
+  };
+  std::unordered_set<ContentHash, HashOfHash> hashes_;
+  std::vector<std::string> texts_;
+  std::unordered_map<std::string, TextId> text_ids_;
+  std::size_t journal_rows_ = 0;
   std::string problem_;
   // What was read: the ledger file's identity, and the journal's up to where.
   struct FileStamp {
