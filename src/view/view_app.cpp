@@ -242,36 +242,51 @@ std::string ViewApp::refresh() {
   return changed.empty() ? std::string() : Json{{"studies", changed}}.dump();
 }
 
+// Each run's recorded executions against its plan's selection. The plan is the one
+// <ledger>.inputs names by hash, else the one with the run's id; its suite the one it names.
 Json ViewApp::run_progress(const Study& study) const {
-  Json runs = Json::array();
-  const Json summary_runs = study.table->summary()["runs"];
-  const store::UntrustedFile inputs = store::read_untrusted_file(study.table->ledger_path() + ".inputs", kMaxInputsBytes);
   Json recorded_inputs;
+  const store::UntrustedFile inputs = store::read_untrusted_file(study.table->ledger_path() + ".inputs", kMaxInputsBytes);
   if (inputs.text) {
     try {
       recorded_inputs = model::parse_json(*inputs.text);
     } catch (const Error&) {
     }
   }
+  const Json no_runs = Json::object();
+  const Json& input_runs = recorded_inputs.is_object() && recorded_inputs.contains("runs") && recorded_inputs["runs"].is_object()
+                               ? recorded_inputs["runs"] : no_runs;
   std::map<std::string, Json> by_run;
-  for (const auto& [run_id, count] : summary_runs.items()) by_run[run_id] = Json{{"runId", run_id}, {"recorded", count}, {"planned", nullptr}};
-  if (recorded_inputs.is_object() && recorded_inputs.contains("runs") && recorded_inputs["runs"].is_object()) {
-    for (const auto& [run_id, run] : recorded_inputs["runs"].items()) {
-      Json& entry = by_run[run_id];
-      if (!entry.contains("runId")) entry = Json{{"runId", run_id}, {"recorded", 0}, {"planned", nullptr}};
-      if (!run.is_object()) continue;
-      entry["planHash"] = run.value("planHash", Json(nullptr));
-      entry["taskSuiteHash"] = run.value("taskSuiteHash", Json(nullptr));
-      const auto plan = std::find_if(plans_.begin(), plans_.end(), [&](const Json& p) { return p["contentHash"] == entry["planHash"]; });
-      const auto suite = std::find_if(suites_.begin(), suites_.end(), [&](const Json& s) { return s["contentHash"] == entry["taskSuiteHash"]; });
-      if (plan == plans_.end() || suite == suites_.end() || !plan->contains("sampling")) continue;
-      try {
-        entry["planned"] = model::select_executions(*suite, (*plan)["sampling"]).size();
-      } catch (const Error&) {
+  const Json summary = study.table->summary();  // kept: a temporary's items() would dangle
+  for (const auto& [run_id, count] : summary["runs"].items()) by_run[run_id] = count;
+  for (const auto& [run_id, run] : input_runs.items()) by_run.try_emplace(run_id, 0);
+  Json runs = Json::array();
+  for (const auto& [run_id, recorded] : by_run) {
+    Json entry{{"runId", run_id}, {"recorded", recorded}, {"planned", nullptr}};
+    const Json named = input_runs.contains(run_id) && input_runs[run_id].is_object() ? input_runs[run_id].value("planHash", Json(nullptr)) : Json(nullptr);
+    const auto plan = std::find_if(plans_.begin(), plans_.end(), [&](const Json& p) {
+      return named.is_string() ? p["contentHash"] == named : p.value("runId", Json(nullptr)) == Json(run_id);
+    });
+    if (plan != plans_.end()) {
+      entry["planHash"] = (*plan)["contentHash"];
+      entry["taskSuiteHash"] = plan->value("taskSuiteHash", Json(nullptr));
+      const auto suite = std::find_if(suites_.begin(), suites_.end(), [&](const Json& x) { return x["contentHash"] == entry["taskSuiteHash"]; });
+      if (suite != suites_.end() && plan->contains("sampling")) {
+        const std::string key = (*plan)["contentHash"].get<std::string>();
+        auto cached = planned_.find(key);
+        if (cached == planned_.end()) {
+          Json count = nullptr;
+          try {
+            count = model::select_executions(*suite, (*plan)["sampling"]).size();
+          } catch (const Error&) {
+          }
+          cached = planned_.emplace(key, count).first;
+        }
+        entry["planned"] = cached->second;
       }
     }
+    runs.push_back(std::move(entry));
   }
-  for (auto& [run_id, entry] : by_run) runs.push_back(std::move(entry));
   return runs;
 }
 

@@ -2,6 +2,7 @@
 """Drive `strata view` in headless Chromium as a user would, while a study runs.
 
     view_browser.py URL --expect N [--timeout S]
+    view_browser.py URL --screenshot OUT.png     (docs/view-example.png: the page, its metrics opened)
 
 Through the DevTools protocol over --remote-debugging-pipe (browser_check.Pipe, stdlib only):
 opens URL once and never reloads it; waits until the first study's observation count, shown in
@@ -13,6 +14,7 @@ violation is one), and no request went anywhere but the server; 1 otherwise (a l
 on stderr); 2 when Chromium could not be started.
 """
 import argparse
+import base64
 import fcntl
 import json
 import os
@@ -30,7 +32,8 @@ from browser_check import CDPError, Pipe  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("url")
-    ap.add_argument("--expect", type=int, required=True)
+    ap.add_argument("--expect", type=int)
+    ap.add_argument("--screenshot")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     origin = "/".join(args.url.split("/")[:3])
@@ -108,6 +111,12 @@ def main():
         cdp.call("Page.navigate", {"url": args.url}, st["session"])
         cdp.wait(lambda: st["loaded"] >= 1, 60, "the page's load")
         wait_for("document.body.dataset.ready === 'true' && document.querySelector('#overview [data-card=observations]') !== null", "the first study")
+        if args.screenshot:
+            evaluate("document.getElementById('metrics-panel').open = true")
+            wait_for("document.querySelector('#metrics table') !== null", "the metrics")
+            cdp.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, st["session"])
+            Path(args.screenshot).write_bytes(base64.b64decode(cdp.call("Page.captureScreenshot", {"format": "png"}, st["session"])["data"]))
+            return 0
         evaluate("window.__strataMarker = 'kept'")
         first = evaluate(count_js)
         seen["steps"]["firstCount"] = first

@@ -62,6 +62,7 @@ class ViewApp {
   std::vector<Study> studies_;
   std::map<std::string, std::size_t> study_of_;  // ledger path -> id
   std::vector<model::Json> plans_, suites_;      // sealed, their hashes verified
+  mutable std::map<std::string, model::Json> planned_;  // a plan's hash -> its selection's size
 };
 
 // The embedded page (view_assets.cpp).

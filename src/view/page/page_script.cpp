@@ -110,7 +110,7 @@ function metricsView(report) {
   if (m.findings && m.findings.length) {
     wrap.append(el('h4', {}, 'Findings'));
     const list = el('ul');
-    for (const f of m.findings) list.append(el('li', { class: 'finding' }, f.sentence || f.text || JSON.stringify(f)));
+    for (const f of m.findings) list.append(el('li', { class: 'finding' }, f.sentence));
     wrap.append(list);
   }
   const arms = el('table', { id: 'arms' }, el('caption', {}, 'Arms'),
@@ -125,10 +125,21 @@ function metricsView(report) {
   }
   arms.append(body);
   wrap.append(arms);
-  const paired = (m.paired && (m.paired.comparisons || m.paired)) || [];
-  if (Array.isArray(paired) && paired.length) {
-    wrap.append(el('h4', {}, 'Paired comparison'));
-    wrap.append(el('pre', {}, JSON.stringify(paired, null, 2)));
+  const paired = Array.isArray(m.paired) ? m.paired : [];
+  if (paired.length) {
+    const pct = (v) => v == null ? '-' : `${(100 * v).toFixed(1)}`;
+    const table = el('table', { id: 'paired' }, el('caption', {}, 'Paired comparison (success, percentage points)'),
+      el('thead', {}, el('tr', {}, ...['Model', 'Baseline', 'Current', 'Pairs', 'Baseline rate', 'Current rate', 'Difference', '95% interval', 'McNemar p', 'Adjusted p', 'Tokens ratio of medians'].map((h) => el('th', {}, h)))));
+    const body = el('tbody');
+    for (const c of paired) {
+      const x = c.success || {};
+      body.append(el('tr', {}, el('td', {}, c.modelId), el('td', {}, c.baselineScenarioId), el('td', {}, c.currentScenarioId), el('td', {}, fmt(c.pairs)),
+        el('td', {}, pct(x.baselineRate)), el('td', {}, pct(x.currentRate)), el('td', {}, pct(x.difference)),
+        el('td', {}, x.interval ? `${pct(x.interval[0])} to ${pct(x.interval[1])}` : '-'), el('td', {}, fmt(x.mcnemarP, 3)), el('td', {}, fmt(x.adjustedP, 3)),
+        el('td', {}, c.totalTokens ? fmt(c.totalTokens.ratioOfMedians, 2) : '-')));
+    }
+    table.append(body);
+    wrap.append(table);
   }
   return wrap;
 }

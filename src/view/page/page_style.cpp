@@ -30,7 +30,7 @@ tr.failed td { color: #a00; }
 tr.fresh { background: #fff6d6; }
 form#filters { display: flex; flex-wrap: wrap; gap: 0.6em; }
 iframe#report-frame { width: 100%; height: 70vh; border: 1px solid #dde; background: #fff; }
-aside#detail { position: fixed; top: 0; right: 0; width: min(48em, 60vw); height: 100vh; overflow: auto; background: #fff; border-left: 2px solid #24323f; padding: 1em; box-sizing: border-box; }
+aside#detail { position: fixed; top: 0; right: 0; width: min(44em, 45vw); height: 100vh; overflow: auto; background: #fff; border-left: 2px solid #24323f; padding: 1em; box-sizing: border-box; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f3f4f6; padding: 0.5em; font-size: 0.85em; max-height: 30em; overflow: auto; }
 .step { border-left: 3px solid #9ab; padding-left: 0.6em; margin: 0.6em 0; }
 .step.agent { border-color: #2f6f9f; }
