@@ -18,8 +18,10 @@
 # proven (a green run of the test command; the session that saw it records it there). A file whose
 # own text and every project header it includes, directly or not, are as they were at that commit
 # compiles on its own as it did then (the compiler, its flags and the system headers being the
-# same): it is not parsed again. Every file is, when that commit is missing or not an ancestor of
-# HEAD, when a CMake file changed since (flags, definitions, targets), or with
+# same): it is not parsed again. When a CMake file changed since, that commit's tree is configured
+# too (a few seconds) and a file whose compile command changed (flags, definitions, include
+# directories) is parsed again; adding a source or a target changes no other file's command.
+# Every file is, when that commit is missing or not an ancestor of HEAD, or with
 # STRATA_INCLUDES_FULL=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,11 +41,32 @@ changed_since_verified() {
   { git diff --name-only "$base" --; git ls-files --others --exclude-standard; } | sort -u
 }
 changed_since_verified >"$dir/changed-files"
-python3 - "$dir/compile_commands.json" "$PWD" "$filter" "${STRATA_INCLUDES_PROVEN_BY:-}" "$dir/changed-files" >"$dir/syntax-commands" <<'PY'
+# A CMake file changed: the verified commit's tree, configured the same way, for its compile commands.
+base_root= base_build=
+if grep -q -e '\(^\|/\)CMakeLists.txt$' -e '\.cmake$' "$dir/changed-files" && ! grep -qx ALL "$dir/changed-files"; then
+  base_root=$(realpath "$dir")/verified-tree base_build=$(realpath "$dir")/verified-build
+  rm -rf "$base_root" "$base_build"
+  mkdir -p "$base_root"
+  git archive "$(tr -d '[:space:]' <.ci/includes-verified)" | tar -x -C "$base_root"
+  cmake -S "$base_root" -B "$base_build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+fi
+python3 - "$dir/compile_commands.json" "$PWD" "$filter" "${STRATA_INCLUDES_PROVEN_BY:-}" "$dir/changed-files" "$base_root" "$base_build" "$(realpath "$dir")" >"$dir/syntax-commands" <<'PY'
 import glob, json, os, re, shlex, sys
 root = os.path.realpath(sys.argv[2])
 changed = open(sys.argv[5]).read().split()
-everything = changed == ["ALL"] or any(os.path.basename(f) == "CMakeLists.txt" or f.endswith(".cmake") for f in changed)
+base_root, base_build, build = sys.argv[6], sys.argv[7], sys.argv[8]
+everything = changed == ["ALL"]
+def flags(entry, tree, build_dir):
+    """A compile command as this tree would have it: its words, the paths made this tree's."""
+    text = entry["command"]
+    if tree:
+        text = text.replace(build_dir, build).replace(tree, root)
+    return [w for w in shlex.split(text) if not w.startswith(("-o", "-MF", "-MT"))]
+base_commands = {}
+if base_root:
+    for entry in json.load(open(os.path.join(base_build, "compile_commands.json"))):
+        # A file of two targets has two commands.
+        base_commands.setdefault(entry["file"].replace(base_root, root), set()).add(tuple(flags(entry, base_root, base_build)))
 changed = {os.path.realpath(os.path.join(root, f)) for f in changed}
 include_line = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 closures = {}
@@ -61,8 +84,9 @@ def closure(path, include_dirs):
                 found |= closure(candidate, include_dirs)
                 break
     return found
-def depends_on_change(source, words):
+def depends_on_change(source, words, entry):
     if everything: return True
+    if base_root and tuple(flags(entry, "", "")) not in base_commands.get(source, set()): return True  # its command changed
     include_dirs = [w[2:] for w in words if w.startswith("-I") and len(w) > 2]
     include_dirs += [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-I", "-isystem")]
     include_dirs = [os.path.realpath(d) for d in include_dirs if os.path.realpath(d).startswith(root + "/")]
@@ -80,7 +104,7 @@ for entry in json.load(open(sys.argv[1])):
         continue  # CMake's own sources (the precompiled header) are not ours
     if os.path.realpath(source) in proven:
         continue
-    if not depends_on_change(source, shlex.split(entry["command"])):
+    if not depends_on_change(source, shlex.split(entry["command"]), entry):
         unchanged += 1
         continue
     words, skip, command = shlex.split(entry["command"]), False, []
