@@ -6,7 +6,7 @@
 
 #include "command.hpp"
 #include "strata/net/view_server.hpp"
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
 namespace strata::cli {
 namespace {
@@ -36,7 +36,7 @@ int view(ViewOptions options) {
   const bool loopback = net::is_loopback_address(options.server.bind);
   const bool generated = !loopback && token.empty();
   if (generated) options.server.token = new_token();
-  view::ViewApp app(options.paths);
+  app::ViewApp app(options.paths);
   net::serve_view(app, options.server, [&](unsigned short port) {
     const std::string host = options.server.bind.find(':') != std::string::npos ? "[" + options.server.bind + "]" : options.server.bind;
     std::cout << "strata view: " << app.study_count() << (app.study_count() == 1 ? " study" : " studies") << " found; open http://" << host << ":"

@@ -19,7 +19,7 @@
 #include <memory>
 
 #include "strata/error.hpp"
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
 namespace strata::net {
 namespace {
@@ -102,7 +102,7 @@ std::string cookie_member(std::string_view cookies, std::string_view name) {
 
 class Server {
  public:
-  Server(asio::io_context& io, view::ViewApp& app, const ViewServerOptions& options)
+  Server(asio::io_context& io, app::ViewApp& app, const ViewServerOptions& options)
       : io_(io), app_(app), options_(options), acceptor_(io), loopback_(is_loopback_address(options.bind)) {}
 
   unsigned short listen() {
@@ -266,7 +266,7 @@ class Server {
       } else {
         if (!options_.token.empty() && !query_member(query, "token").empty())
           set_cookie = std::string(kCookie) + "=" + options_.token + "; HttpOnly; SameSite=Strict; Path=/";
-        view::ViewResponse answered;
+        app::ViewResponse answered;
         try {
           answered = app_.handle(path, query);
         } catch (const std::exception&) {
@@ -322,7 +322,7 @@ class Server {
   }
 
   asio::io_context& io_;
-  view::ViewApp& app_;
+  app::ViewApp& app_;
   ViewServerOptions options_;
   tcp::acceptor acceptor_;
   bool loopback_;
@@ -339,7 +339,7 @@ bool is_loopback_address(const std::string& address) {
   return !ec && parsed.is_loopback();
 }
 
-void serve_view(view::ViewApp& app, const ViewServerOptions& options, const std::function<void(unsigned short)>& listening) {
+void serve_view(app::ViewApp& app, const ViewServerOptions& options, const std::function<void(unsigned short)>& listening) {
   asio::io_context io(1);
   Server server(io, app, options);
   const unsigned short port = server.listen();

@@ -79,7 +79,7 @@ expect_true "[ -z \"\$(ls -A "$STUDY" | grep -v -e plan-one.json -e suite.json)\
 start_viewer "$WORK/viewer.log" "$STUDY"
 expect_true "grep -q '0 studies found' '$WORK/viewer.log'" "no study yet: $(head -1 "$WORK/viewer.log")"
 "$STRATA" run "$WORK/plan-one.json" "$WORK/suite.json" --providers "$WORK/providers.json" --repositories "$WORK/repos.json" \
-  --ledger "$STUDY/ledger.json" --jobs 1 --keep-trajectories "$STUDY/trajectories" >"$WORK/run.out" 2>&1 &
+  --ledger "$STUDY/ledger.json" --jobs 1 --keep-trajectories "$STUDY/trajectories" --max-cost-usd 5 >"$WORK/run.out" 2>&1 &
 RUN_PID=$!
 python3 "$SUPPORT/view_browser.py" "$URL" --expect 16 >"$WORK/browser.json" 2>"$WORK/browser.err"
 browser_code=$?
@@ -95,6 +95,8 @@ seen, url = json.load(open(sys.argv[1])), sys.argv[2]
 steps = seen["steps"]
 assert steps["firstCount"] < 16 and steps["counts"][-1] == 16, steps["counts"]
 assert steps["liveUpdates"] >= 2, steps["liveUpdates"]  # more than one update pushed while the page stayed
+assert steps["runningSeen"] == 1, steps  # --jobs 1: the execution running now, from <ledger>.live
+assert "of $5.0000" in steps["budget"], steps["budget"]  # the budget's limit beside what is spent
 assert steps["filter"]["rows"] == 4, steps["filter"]    # one arm of the example study: 4 tasks
 assert len(steps["detail"]["steps"]) == 2 and "<img" in steps["detail"]["steps"][1], steps["detail"]
 origin = "/".join(url.split("/")[:3])
@@ -102,6 +104,11 @@ assert all(r.startswith(origin + "/") for r in seen["requests"]), seen["requests
 assert origin + "/api/events" in seen["requests"] and origin + "/app.js" in seen["requests"], seen["requests"]
 PY
 checks=$((checks + 6))
+expect_file_absent "$STUDY/ledger.json.live" "the run removed its live state at its end"
+# A live state a killed run left (its pid gone): the API says nothing runs.
+python3 -c 'import json,sys; json.dump({"format": "strata-run-live-v1", "runId": "append-one", "pid": 4194000, "running": [], "budget": None}, open(sys.argv[1], "w"))' "$STUDY/ledger.json.live"
+expect_true "[ \"\$(curl -s http://127.0.0.1:$PORT/api/studies/0 | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"live\"])')\" = None ]" "a killed run's live state is not a running run"
+rm "$STUDY/ledger.json.live"
 
 # The API against the ledger, now complete and folded.
 api() { curl -s --max-time 30 "http://127.0.0.1:$PORT$1"; }

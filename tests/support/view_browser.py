@@ -124,14 +124,23 @@ def main():
             problems.append(f"the study was complete ({first}) before the page could see it grow")
         deadline = time.monotonic() + args.timeout
         counts = [first]
+        running_seen, budget_seen = 0, ""
+        running_js = "document.querySelectorAll('#running:not([hidden]) tbody tr').length"
+        budget_js = "(document.querySelector('#overview [data-card=budget] b') || {}).textContent || ''"
         while time.monotonic() < deadline:
             c = evaluate(count_js)
             if c != counts[-1]:
                 counts.append(c)
+            running_seen = max(running_seen, evaluate(running_js))
+            budget_seen = evaluate(budget_js) or budget_seen
             if c >= args.expect:
                 break
             cdp.pump(0.2)
         seen["steps"]["counts"] = counts
+        seen["steps"]["runningSeen"] = running_seen
+        seen["steps"]["budget"] = budget_seen
+        # The run's end: its live state removed, the page says so.
+        wait_for("document.getElementById('run-state').textContent === 'Not running' && document.getElementById('running').hidden", "the run's end on the page", timeout=60)
         seen["steps"]["liveUpdates"] = evaluate("Number(document.body.dataset.liveUpdates || 0)")
         if counts[-1] != args.expect:
             problems.append(f"the count reached {counts[-1]}, not {args.expect}")

@@ -1,6 +1,6 @@
 #pragma once
 // The HTTP server of `strata view` (docs/VIEWER.md): Beast on one io_context, serving what
-// view::ViewApp answers, and /api/events, the live stream (server-sent events) of what each
+// app::ViewApp answers, and /api/events, the live stream (server-sent events) of what each
 // refresh of the studies finds new. Safe by default: loopback unless told otherwise, an access
 // token for anything else, a Host header naming the loopback address (no DNS rebinding), GET and
 // HEAD only, bounded connections (the oldest idle one is closed for a new one), header and body
@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-namespace strata::view {
+namespace strata::app {
 class ViewApp;
 }
 
@@ -34,6 +34,6 @@ bool is_loopback_address(const std::string& address);
 
 // Serves until SIGINT or SIGTERM; `listening` is called once with the port bound. Throws
 // strata::Error when the address cannot be bound.
-void serve_view(view::ViewApp& app, const ViewServerOptions& options, const std::function<void(unsigned short)>& listening);
+void serve_view(app::ViewApp& app, const ViewServerOptions& options, const std::function<void(unsigned short)>& listening);
 
 }  // namespace strata::net

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -21,6 +24,7 @@
 #include "strata/app/study/repository_trees.hpp"
 #include "strata/app/study/run_inputs.hpp"
 #include "strata/app/study/run_ledger.hpp"
+#include "strata/app/study/run_live_state.hpp"
 #include "strata/app/trajectories/trajectory_keeper.hpp"
 #include "strata/app/verifier/study_verifier.hpp"
 #include "strata/app/verifier/verifier_phase.hpp"
@@ -123,6 +127,7 @@ class StudyRun {
     std::exception_ptr failure;
     asio::co_spawn(io_, main_loop(), [&failure](std::exception_ptr e) { failure = e; });
     io_.run();
+    remove_live_state(settings_.ledger_path);  // nothing runs any more
     if (settings_.endpoints != nullptr) settings_.endpoints->close();  // the fold needs no sockets, maybe their descriptors
     RunOutcome outcome;
     try {
@@ -214,12 +219,82 @@ class StudyRun {
   asio::awaitable<void> main_loop() {
     if (settings_.progress) jobs_.show_progress([this] { return progress_text(); });
     started_ = std::chrono::steady_clock::now();
+    asio::co_spawn(io_, live_state_loop(), asio::detached);
+    const LiveStateStop stop_live_state(*this);  // however the loop ends, the live state's writer ends with it
     const auto wanted = [this](std::size_t i) {
       if (!ledger_.holds_execution(i)) return true;
       ++skipped_;
       return false;
     };
     co_await jobs_.run(preflight_.executions.size(), wanted, [this](std::size_t i) { return execute(i); });
+  }
+
+  // ---- the live state (<ledger>.live, for strata view) -------------------------------------
+  struct Running {
+    int attempt = 1;
+    std::string started_at;
+  };
+  // Marks an execution running for as long as its attempts run (the coroutine frame holds it).
+  class RunningMark {
+   public:
+    RunningMark(std::map<std::size_t, Running>& running, std::size_t index) : running_(running), index_(index) {
+      running_[index_].started_at = now_iso8601();
+    }
+    ~RunningMark() { running_.erase(index_); }
+    RunningMark(const RunningMark&) = delete;
+    RunningMark& operator=(const RunningMark&) = delete;
+    void attempt(int number) { running_[index_].attempt = number; }
+
+   private:
+    std::map<std::size_t, Running>& running_;
+    std::size_t index_;
+  };
+  class LiveStateStop {
+   public:
+    explicit LiveStateStop(StudyRun& run) : run_(run) {}
+    ~LiveStateStop() {
+      run_.live_done_ = true;
+      if (run_.live_timer_ != nullptr) run_.live_timer_->cancel();
+    }
+    LiveStateStop(const LiveStateStop&) = delete;
+    LiveStateStop& operator=(const LiveStateStop&) = delete;
+
+   private:
+    StudyRun& run_;
+  };
+
+  asio::awaitable<void> live_state_loop() {
+    asio::steady_timer timer(io_);
+    live_timer_ = &timer;
+    while (!live_done_) {
+      write_live_state(settings_.ledger_path, live_state());  // best effort: a run never fails for it
+      timer.expires_after(std::chrono::seconds(1));
+      boost::system::error_code ignored;
+      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    }
+    live_timer_ = nullptr;
+  }
+
+  Json live_state() const {
+    Json running = Json::array();
+    for (const auto& [index, r] : running_) {
+      const Json& task = preflight_.executions[index].recorded;
+      running.push_back(Json{{"taskId", task["taskId"]}, {"repositoryId", task["repositoryId"]}, {"modelId", task["modelId"]},
+                             {"scenarioId", task["scenarioId"]}, {"replicate", task["replicate"]}, {"attempt", r.attempt},
+                             {"startedAt", r.started_at}});
+    }
+    Json budget = nullptr;
+    if (budget_.limited()) {
+      const engine::SpendBudget& b = budget_.budget();
+      const auto limit = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+      budget = Json{{"spentTokens", b.spent().tokens}, {"spentCostUsd", b.spent().cost_usd}, {"reservedTokens", b.reserved().tokens},
+                    {"reservedCostUsd", b.reserved().cost_usd}, {"maxTokens", limit(b.limits().max_tokens)},
+                    {"maxCostUsd", limit(b.limits().max_cost_usd)}};
+    }
+    return Json{{"format", "strata-run-live-v1"}, {"runId", run_id_}, {"pid", static_cast<double>(::getpid())},
+                {"updatedAt", now_iso8601()}, {"planned", static_cast<double>(preflight_.executions.size())},
+                {"skipped", skipped_}, {"completed", completed_}, {"failed", failed_}, {"tokens", tokens_}, {"costUsd", cost_},
+                {"running", std::move(running)}, {"budget", std::move(budget)}};
   }
 
   std::string progress_text() const {
@@ -301,11 +376,13 @@ class StudyRun {
       jobs_.stop_launching();
       co_return;  // not launched, not recorded: a resume with a higher limit runs it
     }
+    RunningMark running(running_, index);  // for <ledger>.live, until the attempts end
     engine::Spend earlier;  // spent by the attempts before the recorded one
     model::AttemptRecord record;
     std::optional<AttemptWorkspace> workspace;  // the latest attempt's (--workspace copy|overlay)
     std::string channel_name;  // the latest attempt's trajectory channel (--keep-trajectories), or ""
     for (int attempt = 1; attempt <= attempts; ++attempt) {
+      running.attempt(attempt);
       if (attempt > 1) {
         const engine::Spend previous = attempt_spend(record, *e.provider).value_or(worst_one);
         earlier.tokens += previous.tokens;
@@ -516,6 +593,10 @@ class StudyRun {
   const RunSettings& settings_;
   const std::string run_id_;
   RunLedger ledger_;
+  // Before io_: coroutine frames io_ may still hold when it goes refer to these.
+  std::map<std::size_t, Running> running_;  // the executions whose attempts run now (index in the plan)
+  bool live_done_ = false;
+  asio::steady_timer* live_timer_ = nullptr;  // the live state's writer's, while it waits
   asio::io_context io_{1};
   asio::thread_pool fsync_pool_{1};  // journal fsyncs run here
   asio::thread_pool workspace_pool_{2};  // workspaces are made, measured and removed here

@@ -1,8 +1,8 @@
 // The page's HTML: no inline script or style (the Content-Security-Policy allows only /app.js and /app.css).
 // Kept in the binary: `strata view` works offline and serves no file from disk for its page.
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
-namespace strata::view {
+namespace strata::app {
 
 const std::string& view_page_html() {
   static const std::string text = R"strata_page(<!doctype html>
@@ -29,6 +29,9 @@ const std::string& view_page_html() {
     <div id="overview" class="cards"></div>
     <table id="progress"><caption>Progress against the plan</caption>
       <thead><tr><th>Run</th><th>Recorded</th><th>Planned</th><th>Done</th></tr></thead><tbody></tbody></table>
+    <p id="run-state" class="muted">Not running</p>
+    <table id="running" hidden><caption>Running now</caption>
+      <thead><tr><th>Task</th><th>Arm</th><th>Attempt</th><th>Started</th></tr></thead><tbody></tbody></table>
     <details id="metrics-panel"><summary>Per arm: metrics, paired comparison, findings</summary><div id="metrics"></div></details>
     <details id="report-panel"><summary>The report, with its plots</summary><iframe id="report-frame" title="The study's report" sandbox></iframe></details>
     <h3>Observations <span id="table-count" class="muted"></span></h3>
@@ -67,4 +70,4 @@ const std::string& view_page_html() {
   return text;
 }
 
-}  // namespace strata::view
+}  // namespace strata::app

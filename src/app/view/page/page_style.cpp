@@ -1,8 +1,8 @@
 // The page's style sheet.
 // Kept in the binary: `strata view` works offline and serves no file from disk for its page.
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
-namespace strata::view {
+namespace strata::app {
 
 const std::string& view_page_style() {
   static const std::string text = R"strata_page(:root { font-family: system-ui, sans-serif; color: #1b1f24; background: #fafafa; }
@@ -41,4 +41,4 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f3f4f6; paddin
   return text;
 }
 
-}  // namespace strata::view
+}  // namespace strata::app

@@ -1,15 +1,19 @@
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
+#include <ctime>
 #include <filesystem>
 
 #include "strata/app/results/study_metrics.hpp"
 #include "strata/app/results/study_report.hpp"
+#include "strata/app/study/run_live_state.hpp"
 #include "strata/error.hpp"
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/utf.hpp"
@@ -23,7 +27,7 @@
 #include "strata/store/ledger_source.hpp"
 #include "strata/store/untrusted_file.hpp"
 
-namespace strata::view {
+namespace strata::app {
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,7 +39,8 @@ constexpr const char* kSuiteType = "\"study-task-suite\"";
 constexpr std::size_t kHeadBytes = 512;
 constexpr std::size_t kMaxArtifactBytes = 32u << 20;    // a plan or a suite
 constexpr std::size_t kMaxCompanionBytes = 4u << 20;    // a trajectory, a patch, a verifier output
-constexpr std::size_t kMaxInputsBytes = 1u << 20;       // <ledger>.inputs
+constexpr std::size_t kMaxInputsBytes = 1u << 20;       // <ledger>.inputs, <ledger>.live
+constexpr std::int64_t kLiveStaleNs = 5'000'000'000;      // a live state not rewritten for 5 s is a killed run's
 
 enum class FileKind { other, ledger, plan, suite };
 
@@ -142,6 +147,34 @@ std::vector<std::string> segments(const std::string& path) {
   return parts;
 }
 
+// A file's modification time (ns), 0 when it is not there.
+std::int64_t modified_ns(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+// What a run of this ledger is doing now (<ledger>.live), or null when none is: the file is
+// missing, not rewritten for 5 s, not a live state, or its pid names no process (a killed run's).
+Json live_state_of(const std::string& ledger_path) {
+  const std::string path = live_state_path_for(ledger_path);
+  const std::int64_t modified = modified_ns(path);
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  if (modified == 0 || static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec - modified > kLiveStaleNs) return nullptr;
+  const store::UntrustedFile file = store::read_untrusted_file(path, kMaxInputsBytes);
+  if (!file.text) return nullptr;
+  try {
+    Json state = model::parse_json(*file.text);
+    if (!state.is_object() || state.value("format", std::string()) != "strata-run-live-v1" || !state["pid"].is_number()) return nullptr;
+    const double pid = state["pid"].get<double>();
+    if (pid < 1 || pid > 4194304 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM)) return nullptr;
+    return state;
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
 // A study's observations as one verified source: the ledger read an observation at a time when the
 // journal adds nothing to it (a finished study of any size in about 50 MiB), else the ledger and
 // the journal merged in memory (a study in progress). Throws strata::Error.
@@ -226,8 +259,12 @@ std::string ViewApp::refresh() {
       continue;
     }
     const auto added = studies_[id].table->refresh();
-    if (added && *added == 0) continue;
-    Json change{{"id", id}, {"summary", studies_[id].table->summary()}, {"progress", run_progress(studies_[id])}};
+    const std::int64_t live_stamp = modified_ns(live_state_path_for(studies_[id].table->ledger_path()));
+    const bool live_changed = live_stamp != studies_[id].live_stamp;
+    studies_[id].live_stamp = live_stamp;
+    if (added && *added == 0 && !live_changed) continue;
+    Json change{{"id", id}, {"summary", studies_[id].table->summary()}, {"progress", run_progress(studies_[id])},
+                {"live", live_state_of(studies_[id].table->ledger_path())}};
     if (added) {
       change["added"] = *added;
       Json newest = Json::array();
@@ -297,7 +334,8 @@ Json ViewApp::study_json(std::size_t id) const {
               {"ledger", ledger},
               {"name", fs::path(ledger).filename().string()},
               {"summary", study.table->summary()},
-              {"progress", run_progress(study)}};
+              {"progress", run_progress(study)},
+              {"live", live_state_of(ledger)}};
 }
 
 Json ViewApp::companions(const Study& study, const std::string& execution_key) const {
@@ -420,4 +458,4 @@ ViewResponse ViewApp::handle(const std::string& path, const std::string& query) 
   return json_response(200, study.table->query(q));
 }
 
-}  // namespace strata::view
+}  // namespace strata::app

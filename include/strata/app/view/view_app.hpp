@@ -12,6 +12,7 @@
 //   /api/studies/N/report                      strata report's HTML (its plots), for a frame
 // and /api/events, the live stream, which the server serves from refresh().
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,9 +20,9 @@
 #include <vector>
 
 #include "strata/model/json/json.hpp"
-#include "strata/view/observation_table.hpp"
+#include "strata/app/view/observation_table.hpp"
 
-namespace strata::view {
+namespace strata::app {
 
 struct ViewResponse {
   int status = 200;
@@ -49,6 +50,7 @@ class ViewApp {
   struct Study {
     std::unique_ptr<ObservationTable> table;
     std::size_t metrics_rows = static_cast<std::size_t>(-1);  // the table's size the cached metrics saw
+    std::int64_t live_stamp = 0;  // <ledger>.live's modification time when last read (0: none)
     std::string metrics_json;
   };
   void discover();
@@ -70,4 +72,4 @@ const std::string& view_page_html();
 const std::string& view_page_script();
 const std::string& view_page_style();
 
-}  // namespace strata::view
+}  // namespace strata::app

@@ -17,7 +17,7 @@
 
 #include "strata/model/json/json.hpp"
 
-namespace strata::view {
+namespace strata::app {
 
 // A row holds its repeated texts (ids, statuses, outcomes) as numbers into the table's pool, and
 // its content hash as bytes: 100,000 rows fit in about 25 MB (docs/BENCHMARKS.md, "The viewer").
@@ -108,4 +108,4 @@ class ObservationTable {
   bool loaded_ = false;
 };
 
-}  // namespace strata::view
+}  // namespace strata::app

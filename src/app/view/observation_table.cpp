@@ -1,4 +1,4 @@
-#include "strata/view/observation_table.hpp"
+#include "strata/app/view/observation_table.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_stream.hpp"
 
-namespace strata::view {
+namespace strata::app {
 namespace {
 
 using model::Json;
@@ -388,4 +388,4 @@ std::optional<Json> ObservationTable::observation(std::size_t index) const {
   }
 }
 
-}  // namespace strata::view
+}  // namespace strata::app

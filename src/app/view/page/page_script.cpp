@@ -2,9 +2,9 @@
 // on the server), the drill-down. Every value from a ledger is put in the page as text
 // (textContent), never as markup: a hostile task id or trajectory cannot inject anything.
 // Kept in the binary: `strata view` works offline and serves no file from disk for its page.
-#include "strata/view/view_app.hpp"
+#include "strata/app/view/view_app.hpp"
 
-namespace strata::view {
+namespace strata::app {
 
 const std::string& view_page_script() {
   static const std::string text = R"strata_page('use strict';
@@ -49,6 +49,19 @@ function renderOverview(s) {
     card('failures', fmt(m.failures), 'failures'),
     card('tokens in / out', `${fmt(m.inputTokens)} / ${fmt(m.outputTokens)}`, 'tokens'),
     card('cost so far (USD)', m.costUsd == null ? 'not priced' : fmt(m.costUsd, 4), 'cost'));
+  const live = s.live;
+  if (live && live.budget) {
+    const b = live.budget;
+    const parts = [];
+    if (b.maxCostUsd != null) parts.push(`$${fmt(b.spentCostUsd, 4)} of $${fmt(b.maxCostUsd, 4)} (reserved $${fmt(b.reservedCostUsd, 4)})`);
+    if (b.maxTokens != null) parts.push(`${fmt(b.spentTokens)} of ${fmt(b.maxTokens)} tokens (reserved ${fmt(b.reservedTokens)})`);
+    $('overview').append(card('budget spent', parts.join('; '), 'budget'));
+  }
+  $('run-state').textContent = live ? `Running: run ${live.runId}, ${fmt(live.completed)} done this run, ${live.running.length} running, updated ${live.updatedAt}` : 'Not running';
+  const running = $('running');
+  running.hidden = !live;
+  running.tBodies[0].replaceChildren(...((live && live.running) || []).map((r) =>
+    el('tr', {}, el('td', {}, r.taskId), el('td', {}, `${r.modelId} / ${r.scenarioId}`), el('td', {}, r.attempt), el('td', {}, r.startedAt))));
   const problem = $('study-problem');
   problem.hidden = !m.problem;
   problem.textContent = m.problem || '';
@@ -215,9 +228,10 @@ function onChange(event) {
     if (!s) continue;
     s.summary = c.summary;
     s.progress = c.progress;
+    s.live = c.live;
     if (c.id === state.current) {
       renderOverview(s);
-      reload = true;
+      reload = reload || c.reset || c.added > 0;
       if (c.newest && c.newest.length) freshFrom = c.newest[0].index;
     }
   }
@@ -263,4 +277,4 @@ start().catch((e) => { document.body.dataset.error = e.message; $('studies').rep
   return text;
 }
 
-}  // namespace strata::view
+}  // namespace strata::app
