@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "strata/model/study/hex_text.hpp"
 #include "strata/net/view_server.hpp"
 #include "strata/app/view/view_app.hpp"
 
@@ -19,13 +20,7 @@ struct ViewOptions {
 std::string new_token() {
   unsigned char bytes[24];
   if (RAND_bytes(bytes, sizeof bytes) != 1) throw Error("cannot make an access token (no random bytes)");
-  static const char* hex = "0123456789abcdef";
-  std::string token;
-  for (unsigned char b : bytes) {
-    token += hex[b >> 4];
-    token += hex[b & 15];
-  }
-  return token;
+  return model::hex_of(bytes, sizeof bytes);
 }
 
 int view(ViewOptions options) {

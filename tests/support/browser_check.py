@@ -139,6 +139,70 @@ def remote_text(obj):
     return obj.get("description") or obj.get("unserializableValue") or obj.get("type", "?")
 
 
+class Chromium:
+    """Headless Chromium driven over --remote-debugging-pipe, with one page target attached.
+
+    .cdp is the Pipe, .session the page's session id, .log Chromium's own output (a temporary
+    file). start() raises OSError when Chromium cannot be run and CDPError when it does not answer
+    on the pipe; close() ends it and removes its profile, whatever happened before.
+    """
+
+    def __init__(self, width, height, on_event):
+        self.width, self.height, self.on_event = width, height, on_event
+        self.proc, self.cdp, self.session = None, None, None
+        self.profile = tempfile.mkdtemp(prefix="browser_check_profile_")
+        self.log = tempfile.TemporaryFile()  # shown only when something failed
+        self.to_w = self.from_r = None
+
+    def start(self):
+        chromium = shutil.which("chromium") or "/usr/bin/chromium"
+        to_r, self.to_w = os.pipe()      # we write commands -> Chromium's fd 3
+        self.from_r, from_w = os.pipe()  # Chromium's fd 4 -> we read responses and events
+
+        def child_fds():
+            # Runs in the child before exec. Move both ends above 10 first so that putting one on 3 or 4
+            # cannot overwrite the other; pass_fds=(3, 4) then keeps them open across close_fds. (Both
+            # numbers are open in this process, which subprocess needs: the two pipes took the lowest.)
+            a, b = fcntl.fcntl(to_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_w, fcntl.F_DUPFD, 10)
+            for high, fd in ((a, 3), (b, 4)):
+                os.dup2(high, fd)  # os.dup2 makes the copy inheritable, so it survives exec
+                os.close(high)
+
+        cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", f"--user-data-dir={self.profile}",
+               f"--window-size={self.width},{self.height}", "--remote-debugging-pipe", "about:blank"]
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                         pass_fds=(3, 4), preexec_fn=child_fds)
+        except subprocess.SubprocessError as e:
+            raise OSError(f"cannot run {chromium}: {e}") from None
+        finally:
+            os.close(to_r)
+            os.close(from_w)
+        self.cdp = Pipe(self.to_w, self.from_r, self.on_event)
+        target = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        return self
+
+    def close(self):
+        if self.proc is not None:
+            try:
+                if self.cdp:
+                    self.cdp.send("Browser.close")  # no need to wait for the answer: the exit is the answer
+            except CDPError:
+                pass
+            try:
+                self.proc.wait(CLOSE_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        for fd in (self.to_w, self.from_r):
+            if fd is not None:
+                os.close(fd)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
 def short(url):
     # Inline data: images can be megabytes long; their scheme is all the report needs to show.
     return url if len(url) <= 160 or not url.startswith("data:") else f"{url[:100]}...({len(url)} chars)"
@@ -203,41 +267,14 @@ def main():
             if not url.startswith("data:") and not unquote(urldefrag(url)[0]).startswith(unquote(own_url)):
                 out["externalRequests"].append(short(url))
 
-    profile = tempfile.mkdtemp(prefix="browser_check_profile_")
-    log = tempfile.TemporaryFile()  # Chromium's stdout+stderr, shown only when something failed
-    to_r, to_w = os.pipe()      # we write commands -> Chromium's fd 3
-    from_r, from_w = os.pipe()  # Chromium's fd 4 -> we read responses and events
-
-    def child_fds():
-        # Runs in the child before exec. Move both ends above 10 first so that putting one on 3 or 4
-        # cannot overwrite the other; pass_fds=(3, 4) then keeps them open across close_fds. (Both
-        # numbers are open in this process, which subprocess needs: the two pipes took the lowest.)
-        a, b = fcntl.fcntl(to_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_w, fcntl.F_DUPFD, 10)
-        for high, fd in ((a, 3), (b, 4)):
-            os.dup2(high, fd)  # os.dup2 makes the copy inheritable, so it survives exec
-            os.close(high)
-
-    cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-           "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-           f"--window-size={args.width},{args.height}", "--remote-debugging-pipe", "about:blank"]
-    proc, cdp, status = None, None, 1
+    browser = Chromium(args.width, args.height, on_event)
+    log, status = browser.log, 1
     try:
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    pass_fds=(3, 4), preexec_fn=child_fds)
-        except (OSError, subprocess.SubprocessError) as e:
-            print(f"browser_check: cannot run {chromium}: {e}", file=sys.stderr)
-            status = 2
-            return 2
-        finally:
-            os.close(to_r)
-            os.close(from_w)
-        cdp = Pipe(to_w, from_r, on_event)
-        try:
-            target = cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-            st["session"] = cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        except CDPError as e:
+            browser.start()
+            st["session"] = browser.session
+            cdp = browser.cdp
+        except (OSError, CDPError) as e:
             print(f"browser_check: could not start {chromium} for DevTools: {e}", file=sys.stderr)
             status = 2
             return 2
@@ -282,20 +319,7 @@ def main():
     except CDPError as e:
         problems.append(f"DevTools session failed: {e}")
     finally:
-        if proc is not None:
-            try:
-                if cdp:
-                    cdp.send("Browser.close")  # no need to wait for the answer: the exit is the answer
-            except CDPError:
-                pass
-            try:
-                proc.wait(CLOSE_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        os.close(to_w)
-        os.close(from_r)
-        shutil.rmtree(profile, ignore_errors=True)
+        browser.close()
         if status == 2:
             print_tail(log)
 

@@ -15,18 +15,13 @@ on stderr); 2 when Chromium could not be started.
 """
 import argparse
 import base64
-import fcntl
 import json
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_check import CDPError, Pipe  # noqa: E402
+from browser_check import CDPError, Chromium  # noqa: E402
 
 
 def main():
@@ -37,7 +32,6 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     origin = "/".join(args.url.split("/")[:3])
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
     st = {"session": None, "loaded": 0}
     seen = {"requests": [], "external": [], "consoleErrors": [], "exceptions": [], "steps": {}}
     problems = []
@@ -60,29 +54,15 @@ def main():
             if not (url.startswith(origin + "/") or url == origin):
                 seen["external"].append(url)
 
-    profile = tempfile.mkdtemp(prefix="view_browser_profile_")
-    log = tempfile.TemporaryFile()
-    to_r, to_w = os.pipe()
-    from_r, from_w = os.pipe()
-
-    def child_fds():
-        a, b = fcntl.fcntl(to_r, fcntl.F_DUPFD, 10), fcntl.fcntl(from_w, fcntl.F_DUPFD, 10)
-        for high, fd in ((a, 3), (b, 4)):
-            os.dup2(high, fd)
-            os.close(high)
-
-    cmd = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-           "--disable-extensions", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={profile}", "--window-size=1400,900", "--remote-debugging-pipe", "about:blank"]
+    browser = Chromium(1400, 900, on_event)
     try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=(3, 4), preexec_fn=child_fds)
-    except OSError as e:
-        print(f"view_browser: cannot run {chromium}: {e}", file=sys.stderr)
+        browser.start()
+    except (OSError, CDPError) as e:
+        browser.close()
+        print(f"view_browser: cannot start Chromium: {e}", file=sys.stderr)
         return 2
-    finally:
-        os.close(to_r)
-        os.close(from_w)
-    cdp = Pipe(to_w, from_r, on_event)
+    cdp = browser.cdp
+    st["session"] = browser.session
 
     def evaluate(expression):
         res = cdp.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, st["session"])
@@ -104,8 +84,6 @@ def main():
     rows_js = "Array.from(document.querySelectorAll('#observations tbody tr')).map(tr => Array.from(tr.cells).map(td => td.textContent))"
     status = 1
     try:
-        target = cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        st["session"] = cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             cdp.call(f"{domain}.enable", session=st["session"])
         cdp.call("Page.navigate", {"url": args.url}, st["session"])
@@ -203,18 +181,7 @@ def main():
         problems.append(str(e))
         status = 1
     finally:
-        try:
-            cdp.send("Browser.close")
-        except CDPError:
-            pass
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        os.close(to_w)
-        os.close(from_r)
-        shutil.rmtree(profile, ignore_errors=True)
+        browser.close()
     seen["requests"] = sorted(set(r.split("?")[0] for r in seen["requests"]))
     print(json.dumps(seen))
     for p in problems:

@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
+#include "strata/model/study/hex_text.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_stream.hpp"
@@ -56,25 +56,11 @@ Json optional_json(const std::optional<double>& value) { return value ? Json(*va
 
 std::optional<ContentHash> hash_bytes(const std::string& hex) {
   ContentHash bytes{};
-  if (hex.size() != 64) return std::nullopt;
-  for (std::size_t i = 0; i < 32; ++i) {
-    unsigned value = 0;
-    const auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
-    if (ec != std::errc() || end != hex.data() + 2 * i + 2) return std::nullopt;
-    bytes[i] = static_cast<unsigned char>(value);
-  }
+  if (!model::bytes_of_hex(hex, bytes.data(), bytes.size())) return std::nullopt;
   return bytes;
 }
 
-std::string hash_hex(const ContentHash& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : bytes) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
-}
+std::string hash_hex(const ContentHash& bytes) { return model::hex_of(bytes.data(), bytes.size()); }
 
 // The agreement of a row with the verifier, as the "verified" filter names it.
 std::string verified_state(const ObservationRow& row) {

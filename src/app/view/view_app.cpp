@@ -40,13 +40,10 @@ constexpr std::size_t kHeadBytes = 512;
 constexpr std::size_t kMaxArtifactBytes = 32u << 20;    // a plan or a suite
 constexpr std::size_t kMaxCompanionBytes = 4u << 20;    // a trajectory, a patch, a verifier output
 constexpr std::size_t kMaxInputsBytes = 1u << 20;       // <ledger>.inputs, <ledger>.live
+constexpr unsigned kDiscoverEvery = 8;                  // refreshes: new ledgers, plans and suites every 2 s
 constexpr std::int64_t kLiveStaleNs = 5'000'000'000;      // a live state not rewritten for 5 s is a killed run's
 
 enum class FileKind { other, ledger, plan, suite };
-
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // What a file is, from its first bytes; only a regular file that is not a link is looked at.
 FileKind kind_of(const std::string& path) {
@@ -204,20 +201,28 @@ ViewApp::ViewApp(std::vector<std::string> paths) : paths_(std::move(paths)) {
 void ViewApp::discover() {
   std::vector<std::string> ledgers;
   const auto look_at = [&](const std::string& file) {
-    if (ends_with(file, ".json.journal")) {  // a first run's journal, before its ledger exists
+    if (file.ends_with(".json.journal")) {  // a first run's journal, before its ledger exists
       const std::string ledger = file.substr(0, file.size() - std::string(".journal").size());
       struct stat st {};
       if (::lstat(ledger.c_str(), &st) != 0) ledgers.push_back(ledger);
       return;
     }
-    if (!ends_with(file, ".json")) return;
-    switch (kind_of(file)) {
+    if (!file.ends_with(".json") || file.ends_with(".trajectory.json") || file.ends_with(".verifier.json")) return;
+    // A file looked at before and unchanged since is what it was (a trajectory directory can hold
+    // 100,000 files: each is opened once, not at every look).
+    struct stat st {};
+    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const std::pair<std::int64_t, std::int64_t> stamp{st.st_size, static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+    if (const auto seen = examined_.find(file); seen != examined_.end() && seen->second == stamp) return;
+    examined_[file] = stamp;
+    const FileKind kind = kind_of(file);
+    switch (kind) {
       case FileKind::ledger: ledgers.push_back(file); break;
       case FileKind::plan:
       case FileKind::suite: {
         auto artifact = sealed_artifact(file);
         if (!artifact) break;
-        auto& into = kind_of(file) == FileKind::plan ? plans_ : suites_;
+        auto& into = kind == FileKind::plan ? plans_ : suites_;
         const bool known = std::any_of(into.begin(), into.end(), [&](const Json& a) { return a["contentHash"] == (*artifact)["contentHash"]; });
         if (!known) into.push_back(std::move(*artifact));
         break;
@@ -251,7 +256,7 @@ void ViewApp::discover() {
 
 std::string ViewApp::refresh() {
   const std::size_t known = studies_.size();
-  discover();
+  if (++refreshes_ % kDiscoverEvery == 0) discover();
   Json changed = Json::array();
   for (std::size_t id = 0; id < studies_.size(); ++id) {
     if (id >= known) {

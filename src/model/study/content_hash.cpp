@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "strata/model/json/json_writer.hpp"
+#include "strata/model/study/hex_text.hpp"
 
 namespace strata::model {
 
@@ -21,17 +22,6 @@ struct Sha256::State {
 };
 
 namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
-
-std::string to_hex(const unsigned char* bytes, std::size_t length) {
-  std::string hex(2 * length, '0');
-  for (std::size_t i = 0; i < length; ++i) {
-    hex[2 * i] = kHex[bytes[i] >> 4];
-    hex[2 * i + 1] = kHex[bytes[i] & 0xF];
-  }
-  return hex;
-}
 
 // Splits "a b c" at single spaces.
 std::vector<std::string_view> fields(std::string_view text) {
@@ -52,17 +42,6 @@ bool parse_word(std::string_view text, SHA_LONG& word) {
   return true;
 }
 
-bool parse_bytes(std::string_view hex, unsigned char* out, std::size_t length) {
-  if (hex.size() != 2 * length) return false;
-  for (std::size_t i = 0; i < length; ++i) {
-    const char* digit_hi = std::strchr(kHex, hex[2 * i]);
-    const char* digit_lo = std::strchr(kHex, hex[2 * i + 1]);
-    if (hex[2 * i] == '\0' || hex[2 * i + 1] == '\0' || digit_hi == nullptr || digit_lo == nullptr) return false;
-    out[i] = static_cast<unsigned char>((digit_hi - kHex) << 4 | (digit_lo - kHex));
-  }
-  return true;
-}
-
 }  // namespace
 
 Sha256::Sha256() : state_(std::make_unique<State>()) {
@@ -78,7 +57,7 @@ std::string Sha256::hex(std::string_view tail) const {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   if (SHA256_Update(&copy, tail.data(), tail.size()) != 1 || SHA256_Final(digest, &copy) != 1)
     throw std::runtime_error("SHA-256 failed in OpenSSL");
-  return to_hex(digest, sizeof digest);
+  return hex_of(digest, sizeof digest);
 }
 
 // "sha256 h0 … h7 Nl Nh <pending bytes in hex>": the chaining words, the bit count and the
@@ -90,7 +69,7 @@ std::string Sha256::saved_state() const {
   for (const SHA_LONG w : c.h) text += (std::snprintf(word, sizeof word, " %x", static_cast<unsigned>(w)), word);
   text += (std::snprintf(word, sizeof word, " %x", static_cast<unsigned>(c.Nl)), word);
   text += (std::snprintf(word, sizeof word, " %x", static_cast<unsigned>(c.Nh)), word);
-  text += " " + to_hex(reinterpret_cast<const unsigned char*>(c.data), c.num);
+  text += " " + hex_of(reinterpret_cast<const unsigned char*>(c.data), c.num);
   return text;
 }
 
@@ -105,7 +84,7 @@ bool Sha256::restore(std::string_view saved) {
   const std::size_t pending = parts[11].size() / 2;
   // The unfinished block is what the bit count says is left over (Nl counts bits).
   if (pending >= SHA256_CBLOCK || pending != (c.Nl / 8) % SHA256_CBLOCK) return false;
-  if (!parse_bytes(parts[11], reinterpret_cast<unsigned char*>(c.data), pending)) return false;
+  if (!bytes_of_hex(parts[11], reinterpret_cast<unsigned char*>(c.data), pending)) return false;
   c.num = static_cast<unsigned int>(pending);
   state_->ctx = c;
   return true;

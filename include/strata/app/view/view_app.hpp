@@ -65,6 +65,8 @@ class ViewApp {
   std::map<std::string, std::size_t> study_of_;  // ledger path -> id
   std::vector<model::Json> plans_, suites_;      // sealed, their hashes verified
   mutable std::map<std::string, model::Json> planned_;  // a plan's hash -> its selection's size
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> examined_;  // a file looked at -> its size and time then
+  unsigned refreshes_ = 0;
 };
 
 // The embedded page (view_assets.cpp).

@@ -223,7 +223,11 @@ function onChange(event) {
   document.body.dataset.liveUpdates = state.updates;
   let reload = false, freshFrom = null;
   for (const c of change.studies) {
-    if (c.new) { state.studies.push(c.study); continue; }
+    if (c.new) {
+      state.studies.push(c.study);
+      if (state.current == null) selectStudy(c.study.id);  // the first study found opens by itself
+      continue;
+    }
     const s = state.studies.find((x) => x.id === c.id);
     if (!s) continue;
     s.summary = c.summary;
