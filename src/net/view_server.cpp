@@ -75,18 +75,6 @@ bool same_secret(const std::string& given, const std::string& token) {
   return given.size() == token.size() && CRYPTO_memcmp(given.data(), token.data(), token.size()) == 0;
 }
 
-// A member of a query string, undecoded (a token is hex).
-std::string query_member(std::string_view query, std::string_view name) {
-  std::size_t start = 0;
-  while (start <= query.size()) {
-    const std::size_t end = std::min(query.find('&', start), query.size());
-    const std::string_view part = query.substr(start, end - start);
-    if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') return std::string(part.substr(name.size() + 1));
-    start = end + 1;
-  }
-  return {};
-}
-
 std::string cookie_member(std::string_view cookies, std::string_view name) {
   std::size_t start = 0;
   while (start < cookies.size()) {
@@ -257,14 +245,14 @@ class Server {
       } else if (request.method() != http::verb::get && request.method() != http::verb::head) {
         response = refusal(request, http::status::method_not_allowed, "only GET and HEAD");
         response.set(http::field::allow, "GET, HEAD");
-      } else if (!options_.token.empty() && !same_secret(query_member(query, "token"), options_.token) &&
+      } else if (!options_.token.empty() && !same_secret(app::query_members(query)["token"], options_.token) &&
                  !same_secret(cookie_member(std::string_view(request[http::field::cookie].data(), request[http::field::cookie].size()), kCookie), options_.token)) {
         response = refusal(request, http::status::unauthorized, "an access token is needed: open the address strata view printed");
       } else if (path == "/api/events") {
         co_await event_stream(connection);
         break;
       } else {
-        if (!options_.token.empty() && !query_member(query, "token").empty())
+        if (!options_.token.empty() && !app::query_members(query)["token"].empty())
           set_cookie = std::string(kCookie) + "=" + options_.token + "; HttpOnly; SameSite=Strict; Path=/";
         app::ViewResponse answered;
         try {

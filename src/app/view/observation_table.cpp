@@ -11,6 +11,7 @@
 #include "strata/error.hpp"
 #include "strata/model/json/json_access.hpp"
 #include "strata/model/study/hex_text.hpp"
+#include "strata/store/artifact_file.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_stream.hpp"
@@ -30,26 +31,15 @@ double number_at(const Json& object, const char* key) {
   return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
-std::optional<double> optional_at(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it != object.end() && it->is_number()) return it->get<double>();
-  return std::nullopt;
-}
-
-// Bytes [offset, offset + length) of a file, or nullopt when it is shorter or cannot be read.
-std::optional<std::string> read_span(const std::string& path, std::uint64_t offset, std::size_t length) {
-  store::FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
-  if (fd.get() < 0) return std::nullopt;
+// A file opened to read, not through a link, and only when it is a regular file (-1 otherwise).
+int open_regular(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::string text(length, '\0');
-  std::size_t done = 0;
-  while (done < length) {
-    const ssize_t n = ::pread(fd.get(), text.data() + done, length - done, static_cast<off_t>(offset + done));
-    if (n <= 0) return std::nullopt;
-    done += static_cast<std::size_t>(n);
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    return -1;
   }
-  return text;
+  return fd;
 }
 
 Json optional_json(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
@@ -143,10 +133,10 @@ bool ObservationTable::add(const Json& o, ObservationRow::Source source, std::ui
   row.input_tokens = number_at(execution, "inputTokens");
   row.output_tokens = number_at(execution, "outputTokens");
   row.duration_ms = number_at(execution, "durationMs");
-  row.cost_usd = optional_at(measurements, "agentCostUsd");
-  row.verified_passed = optional_at(measurements, "verifiedChecksPassed");
-  row.verified_total = optional_at(measurements, "verifiedChecksTotal");
-  row.claim_agrees = optional_at(measurements, "verifiedClaimAgrees");
+  row.cost_usd = model::number_member(measurements, "agentCostUsd");
+  row.verified_passed = model::number_member(measurements, "verifiedChecksPassed");
+  row.verified_total = model::number_member(measurements, "verifiedChecksTotal");
+  row.claim_agrees = model::number_member(measurements, "verifiedClaimAgrees");
   row.source = source;
   row.offset = offset;
   row.length = static_cast<std::uint32_t>(length);
@@ -164,7 +154,7 @@ void ObservationTable::reload() {
   journal_stamp_ = {};
   ledger_stamp_ = stamp_of(ledger_path_);
   if (ledger_stamp_.exists) {
-    store::FileDescriptor fd(::open(ledger_path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    const store::FileDescriptor fd(open_regular(ledger_path_));
     std::optional<store::StreamedLedger> streamed;
     if (fd.get() >= 0)
       streamed = store::read_ledger_streamed(fd.get(), ledger_path_, [&](const store::StreamedObservation& o) {
@@ -193,18 +183,15 @@ std::size_t ObservationTable::read_journal_tail() {
     journal_stamp_ = now;
     return 0;
   }
-  store::FileDescriptor fd(::open(journal_path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+  const store::FileDescriptor fd(open_regular(journal_path_));
   struct stat st {};
-  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  const std::uint64_t end = static_cast<std::uint64_t>(st.st_size);
-  std::string text(end - journal_read_, '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::pread(fd.get(), text.data() + done, text.size() - done, static_cast<off_t>(journal_read_ + done));
-    if (n <= 0) break;
-    done += static_cast<std::size_t>(n);
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0) return 0;
+  std::string text;
+  try {
+    text = store::read_file_range(fd.get(), journal_read_, static_cast<std::uint64_t>(st.st_size) - journal_read_, journal_path_);
+  } catch (const Error&) {
+    return 0;  // shorter than it was a moment ago: a fold; the next refresh reads both again
   }
-  text.resize(done);
   std::size_t added = 0, start = 0;
   while (start < text.size()) {
     const std::size_t newline = text.find('\n', start);
@@ -364,8 +351,11 @@ std::optional<Json> ObservationTable::observation(std::size_t index) const {
       const Json& all = state.ledger["observations"];
       if (row.offset < all.size()) value = all[row.offset];
     } else {
-      const auto text = read_span(row.source == ObservationRow::Source::ledger ? ledger_path_ : journal_path_, row.offset, row.length);
-      if (text) value = row.source == ObservationRow::Source::ledger ? store::parse_ledger_observation(*text) : store::verified_journal_line(*text);
+      const std::string& path = row.source == ObservationRow::Source::ledger ? ledger_path_ : journal_path_;
+      const store::FileDescriptor fd(open_regular(path));
+      if (fd.get() < 0) return std::nullopt;
+      const std::string text = store::read_file_range(fd.get(), row.offset, row.length, path);  // throws when it is shorter now
+      value = row.source == ObservationRow::Source::ledger ? store::parse_ledger_observation(text) : store::verified_journal_line(text);
     }
     if (!value || text_at(*value, "contentHash") != hash_hex(row.content_hash)) return std::nullopt;
     return value;

@@ -18,13 +18,13 @@
 #include "strata/model/json/json_document.hpp"
 #include "strata/model/json/utf.hpp"
 #include "strata/model/study/artifact.hpp"
-#include "strata/model/study/content_hash.hpp"
 #include "strata/model/study/observation_builder.hpp"
 #include "strata/model/study/sampling.hpp"
 #include "strata/report/report_parts.hpp"
 #include "strata/store/file_descriptor.hpp"
 #include "strata/store/ledger_journal.hpp"
 #include "strata/store/ledger_source.hpp"
+#include "strata/store/run_inputs_record.hpp"
 #include "strata/store/untrusted_file.hpp"
 
 namespace strata::app {
@@ -60,15 +60,12 @@ FileKind kind_of(const std::string& path) {
   return FileKind::other;
 }
 
-// A sealed artifact whose hash verifies, or nullopt.
-std::optional<Json> sealed_artifact(const std::string& path) {
+// A sealed plan or suite as `strata run` would accept it (shape and seal verified), or nullopt.
+std::optional<Json> sealed_artifact(const std::string& path, model::ArtifactKind kind) {
   const store::UntrustedFile file = store::read_untrusted_file(path, kMaxArtifactBytes);
   if (!file.text) return std::nullopt;
   try {
-    Json value = model::parse_json(*file.text);
-    if (!value.is_object() || !value.contains("contentHash") || !value["contentHash"].is_string()) return std::nullopt;
-    if (model::content_hash(value) != value["contentHash"].get<std::string>()) return std::nullopt;
-    return value;
+    return model::parse_artifact(kind, model::parse_json(*file.text));
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -107,19 +104,6 @@ std::string decoded(std::string_view text) {
     }
   }
   return out;
-}
-
-std::map<std::string, std::string> query_members(const std::string& query) {
-  std::map<std::string, std::string> members;
-  std::size_t start = 0;
-  while (start <= query.size()) {
-    const std::size_t end = std::min(query.find('&', start), query.size());
-    const std::string_view part = std::string_view(query).substr(start, end - start);
-    const std::size_t eq = part.find('=');
-    if (!part.empty()) members[decoded(part.substr(0, eq))] = eq == std::string_view::npos ? "" : decoded(part.substr(eq + 1));
-    start = end + 1;
-  }
-  return members;
 }
 
 std::optional<std::size_t> number_of(const std::string& text) {
@@ -187,6 +171,19 @@ std::unique_ptr<store::LedgerSource> observations_of(const ObservationTable& tab
 
 }  // namespace
 
+std::map<std::string, std::string> query_members(const std::string& query) {
+  std::map<std::string, std::string> members;
+  std::size_t start = 0;
+  while (start <= query.size()) {
+    const std::size_t end = std::min(query.find('&', start), query.size());
+    const std::string_view part = std::string_view(query).substr(start, end - start);
+    const std::size_t eq = part.find('=');
+    if (!part.empty()) members[decoded(part.substr(0, eq))] = eq == std::string_view::npos ? "" : decoded(part.substr(eq + 1));
+    start = end + 1;
+  }
+  return members;
+}
+
 ViewApp::ViewApp(std::vector<std::string> paths) : paths_(std::move(paths)) {
   for (const auto& path : paths_) {
     struct stat st {};
@@ -220,7 +217,7 @@ void ViewApp::discover() {
       case FileKind::ledger: ledgers.push_back(file); break;
       case FileKind::plan:
       case FileKind::suite: {
-        auto artifact = sealed_artifact(file);
+        auto artifact = sealed_artifact(file, kind == FileKind::plan ? model::ArtifactKind::run_plan : model::ArtifactKind::task_suite);
         if (!artifact) break;
         auto& into = kind == FileKind::plan ? plans_ : suites_;
         const bool known = std::any_of(into.begin(), into.end(), [&](const Json& a) { return a["contentHash"] == (*artifact)["contentHash"]; });
@@ -268,7 +265,9 @@ std::string ViewApp::refresh() {
     const bool live_changed = live_stamp != studies_[id].live_stamp;
     studies_[id].live_stamp = live_stamp;
     if (added && *added == 0 && !live_changed) continue;
-    Json change{{"id", id}, {"summary", studies_[id].table->summary()}, {"progress", run_progress(studies_[id])},
+    Json summary = studies_[id].table->summary();
+    Json progress = run_progress(studies_[id], summary);
+    Json change{{"id", id}, {"summary", std::move(summary)}, {"progress", std::move(progress)},
                 {"live", live_state_of(studies_[id].table->ledger_path())}};
     if (added) {
       change["added"] = *added;
@@ -286,9 +285,9 @@ std::string ViewApp::refresh() {
 
 // Each run's recorded executions against its plan's selection. The plan is the one
 // <ledger>.inputs names by hash, else the one with the run's id; its suite the one it names.
-Json ViewApp::run_progress(const Study& study) const {
+Json ViewApp::run_progress(const Study& study, const Json& summary) const {
   Json recorded_inputs;
-  const store::UntrustedFile inputs = store::read_untrusted_file(study.table->ledger_path() + ".inputs", kMaxInputsBytes);
+  const store::UntrustedFile inputs = store::read_untrusted_file(store::run_inputs_path_for(study.table->ledger_path()), kMaxInputsBytes);
   if (inputs.text) {
     try {
       recorded_inputs = model::parse_json(*inputs.text);
@@ -299,7 +298,6 @@ Json ViewApp::run_progress(const Study& study) const {
   const Json& input_runs = recorded_inputs.is_object() && recorded_inputs.contains("runs") && recorded_inputs["runs"].is_object()
                                ? recorded_inputs["runs"] : no_runs;
   std::map<std::string, Json> by_run;
-  const Json summary = study.table->summary();  // kept: a temporary's items() would dangle
   for (const auto& [run_id, count] : summary["runs"].items()) by_run[run_id] = count;
   for (const auto& [run_id, run] : input_runs.items()) by_run.try_emplace(run_id, 0);
   Json runs = Json::array();
@@ -335,11 +333,12 @@ Json ViewApp::run_progress(const Study& study) const {
 Json ViewApp::study_json(std::size_t id) const {
   const Study& study = studies_[id];
   const std::string& ledger = study.table->ledger_path();
+  const Json summary = study.table->summary();
   return Json{{"id", id},
               {"ledger", ledger},
               {"name", fs::path(ledger).filename().string()},
-              {"summary", study.table->summary()},
-              {"progress", run_progress(study)},
+              {"summary", summary},
+              {"progress", run_progress(study, summary)},
               {"live", live_state_of(ledger)}};
 }
 

@@ -55,7 +55,7 @@ class ViewApp {
   };
   void discover();
   model::Json study_json(std::size_t id) const;
-  model::Json run_progress(const Study& study) const;
+  model::Json run_progress(const Study& study, const model::Json& summary) const;  // summary: the table's
   model::Json companions(const Study& study, const std::string& execution_key) const;
   ViewResponse metrics(Study& study);
   ViewResponse report(Study& study);
@@ -69,7 +69,11 @@ class ViewApp {
   unsigned refreshes_ = 0;
 };
 
-// The embedded page (view_assets.cpp).
+// A request's query string as its members, each name and value percent-decoded ('+' is a space;
+// a value with a malformed escape is ""). A repeated name keeps its last value.
+std::map<std::string, std::string> query_members(const std::string& query);
+
+// The embedded page (page/).
 const std::string& view_page_html();
 const std::string& view_page_script();
 const std::string& view_page_style();
