@@ -50,6 +50,9 @@ start_viewer() {
 cat >"$WORK/slow-provider" <<SH
 #!/usr/bin/env bash
 response=\$("$EXAMPLE_PROVIDER" "\$@")
+# Held until the page has read its first count (view_browser.py --go-file), at most 60 s: the page
+# sees the study grow however slowly Chromium starts.
+for _ in \$(seq 600); do [ -e "$WORK/go" ] && break; sleep 0.1; done
 sleep 0.4
 if [ -n "\${STRATA_TRAJECTORY_FILE:-}" ]; then
   printf '{"schema_version":"ATIF-v1.7","session_id":"%s","agent":{"name":"scripted","version":"1"},"steps":[{"step_id":1,"source":"user","message":"the request"},{"step_id":2,"source":"agent","message":"TRAJECTORY-MARK <img src=x onerror=alert(1)><script>alert(2)</script>","tool_calls":[{"tool_call_id":"c1","function_name":"Read","arguments":{"path":"main.cpp"}}],"observation":{"results":[{"source_call_id":"c1","content":"int main()"}]}}],"final_metrics":{"total_steps":2}}\n' "\$DOC_BRIDGE_STUDY_SESSION_ID" >"\$STRATA_TRAJECTORY_FILE"
@@ -81,7 +84,7 @@ expect_true "grep -q '0 studies found' '$WORK/viewer.log'" "no study yet: $(head
 "$STRATA" run "$WORK/plan-one.json" "$WORK/suite.json" --providers "$WORK/providers.json" --repositories "$WORK/repos.json" \
   --ledger "$STUDY/ledger.json" --jobs 1 --keep-trajectories "$STUDY/trajectories" --max-cost-usd 5 >"$WORK/run.out" 2>&1 &
 RUN_PID=$!
-python3 "$SUPPORT/view_browser.py" "$URL" --expect 16 >"$WORK/browser.json" 2>"$WORK/browser.err"
+python3 "$SUPPORT/view_browser.py" "$URL" --expect 16 --go-file "$WORK/go" >"$WORK/browser.json" 2>"$WORK/browser.err"
 browser_code=$?
 wait "$RUN_PID"
 run_code=$?

@@ -29,6 +29,7 @@ def main():
     ap.add_argument("url")
     ap.add_argument("--expect", type=int)
     ap.add_argument("--screenshot")
+    ap.add_argument("--go-file", help="made once the page has read its first count (the study's providers wait for it)")
     ap.add_argument("--timeout", type=float, default=120)
     args = ap.parse_args()
     origin = "/".join(args.url.split("/")[:3])
@@ -98,6 +99,8 @@ def main():
         evaluate("window.__strataMarker = 'kept'")
         first = evaluate(count_js)
         seen["steps"]["firstCount"] = first
+        if args.go_file:
+            Path(args.go_file).touch()
         if first >= args.expect:
             problems.append(f"the study was complete ({first}) before the page could see it grow")
         deadline = time.monotonic() + args.timeout
